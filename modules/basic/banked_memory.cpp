@@ -1,0 +1,42 @@
+#include "basic/banked_memory.h"
+
+#include <fmt/format.h>
+
+#include "core/registry.h"
+
+namespace cnuas {
+
+const Schema& BankedMemory::schema() {
+  static const Schema s =
+      Schema("cnuas.banked_memory", "Banked memory: the address picks the bank (a pinned lane)")
+          .integer("banks", 1, "independent banks; each is one lane", 1, 65536)
+          .quantity("bank_bandwidth", Dimension::DataRate, std::nullopt, "bandwidth of one bank", true)
+          .quantity("access_latency", Dimension::Time, "0 ns", "fixed time of every access")
+          .quantity("interleave", Dimension::Data, "256 B", "consecutive bytes mapped to one bank", true)
+          .needs({WorkDim::Bytes, WorkDim::Address});
+  return s;
+}
+
+BankedMemory::BankedMemory(sc_core::sc_module_name name, const ParamSet& params)
+    : Element(name, params, static_cast<std::uint32_t>(params.integer("banks"))),
+      access_ps_(params.quantity("access_latency")),
+      ps_per_byte_(Rational(8) * ps_per_second() / params.quantity("bank_bandwidth")),
+      banks_(static_cast<std::uint32_t>(params.integer("banks"))) {
+  Rational bytes = params.quantity("interleave") / Rational(8);
+  if (!bytes.is_integer())
+    throw InputError(params.get("interleave").where,
+                     fmt::format("{}: interleave must be a whole number of bytes", this->name()));
+  interleave_bytes_ = bytes.floor_u64();
+}
+
+std::uint64_t BankedMemory::service_ps(const Operation& op) {
+  return (access_ps_ + Rational(op.dims.get(WorkDim::Bytes)) * ps_per_byte_).ceil_u64();
+}
+
+std::optional<std::uint32_t> BankedMemory::pinned_lane(const Operation& op) const {
+  return static_cast<std::uint32_t>((op.dims.get(WorkDim::Address) / interleave_bytes_) % banks_);
+}
+
+CNUAS_REGISTER_MODEL(BankedMemory);
+
+}  // namespace cnuas

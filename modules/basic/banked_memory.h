@@ -1,0 +1,23 @@
+// cnuas.banked_memory: memory whose lanes are banks selected by address.
+// lane = (address / interleave) mod banks; service = access latency + bytes / bank bandwidth.
+#pragma once
+
+#include "core/element.h"
+
+namespace cnuas {
+
+class BankedMemory : public Element {
+ public:
+  BankedMemory(sc_core::sc_module_name name, const ParamSet& params);
+  static const Schema& schema();
+  std::uint64_t service_ps(const Operation& op) override;
+  std::optional<std::uint32_t> pinned_lane(const Operation& op) const override;
+
+ private:
+  Rational access_ps_;
+  Rational ps_per_byte_;
+  std::uint64_t interleave_bytes_;
+  std::uint32_t banks_;
+};
+
+}  // namespace cnuas

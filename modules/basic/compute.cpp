@@ -1,0 +1,27 @@
+#include "basic/compute.h"
+
+#include "core/registry.h"
+
+namespace cnuas {
+
+const Schema& Compute::schema() {
+  static const Schema s = Schema("cnuas.compute", "Compute resource: overhead + flops / rate per lane")
+                              .integer("lanes", 1, "operations computed at once, each at the full rate", 1, 65536)
+                              .quantity("rate", Dimension::OpRate, std::nullopt, "peak rate of one lane", true)
+                              .quantity("overhead", Dimension::Time, "0 ns", "fixed time per operation (a launch)")
+                              .needs({WorkDim::Flops});
+  return s;
+}
+
+Compute::Compute(sc_core::sc_module_name name, const ParamSet& params)
+    : Element(name, params, static_cast<std::uint32_t>(params.integer("lanes"))),
+      overhead_ps_(params.quantity("overhead")),
+      ps_per_flop_(ps_per_second() / params.quantity("rate")) {}
+
+std::uint64_t Compute::service_ps(const Operation& op) {
+  return (overhead_ps_ + Rational(op.dims.get(WorkDim::Flops)) * ps_per_flop_).ceil_u64();
+}
+
+CNUAS_REGISTER_MODEL(Compute);
+
+}  // namespace cnuas

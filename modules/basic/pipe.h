@@ -1,0 +1,20 @@
+// cnuas.pipe: a bandwidth-and-latency resource (a bus, a link, a DMA engine).
+// service = latency + bytes / bandwidth, per lane.
+#pragma once
+
+#include "core/element.h"
+
+namespace cnuas {
+
+class Pipe : public Element {
+ public:
+  Pipe(sc_core::sc_module_name name, const ParamSet& params);
+  static const Schema& schema();
+  std::uint64_t service_ps(const Operation& op) override;
+
+ private:
+  Rational latency_ps_;
+  Rational ps_per_byte_;
+};
+
+}  // namespace cnuas

@@ -1,0 +1,94 @@
+#include "core/element.h"
+
+#include "core/run_context.h"
+
+namespace cnuas {
+
+Element::Element(sc_core::sc_module_name name, const ParamSet& params, std::uint32_t lanes)
+    : sc_module(name),
+      in("in"),
+      out("out"),
+      params_(params),
+      lanes_(lanes),
+      context_(RunContext::current()),
+      index_(context_.add_component(this)) {
+  in.register_nb_transport_fw(this, &Element::nb_transport_fw);
+  in.register_b_transport(this, &Element::b_transport);
+  out.register_nb_transport_bw(this, &Element::nb_transport_bw);
+  if (Waveforms* w = context_.waveforms()) {
+    for (std::uint32_t lane = 0; lane < lanes; ++lane)
+      busy_signal_.push_back(w->add_signal(std::string(this->name()) + ".lane" + std::to_string(lane) + "_busy", 1));
+    queue_signal_ = w->add_signal(std::string(this->name()) + ".queue_depth", 32);
+  }
+}
+
+tlm::tlm_sync_enum Element::nb_transport_fw(int id, tlm::tlm_generic_payload& trans,
+                                            tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  auto* ext = trans.get_extension<OperationExtension>();
+  if (phase != tlm::BEGIN_REQ || ext == nullptr || ext->operation == nullptr) {
+    // Foreign initiators use b_transport; a bare nb request is a protocol error.
+    trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return tlm::TLM_COMPLETED;
+  }
+  const std::uint32_t stage = ext->next_stage++;
+  context_.scheduler().enqueue(this, ext->operation, stage, static_cast<std::uint32_t>(id),
+                               now_ps() + delay.value());
+  return tlm::TLM_ACCEPTED;
+}
+
+void Element::book_stage(Operation& op, std::uint32_t stage, std::uint32_t in_port,
+                         std::uint64_t ready_ps) {
+  const std::uint64_t service = service_ps(op);
+  std::optional<std::uint32_t> pin = pinned_lane(op);
+  const Booking b = pin ? lanes_.book_pinned(*pin, ready_ps, service) : lanes_.book(ready_ps, service);
+  op.in_port[stage] = in_port;
+  if (b.end_ps > op.end_ps) op.end_ps = b.end_ps;
+  if (context_.trace_enabled)
+    context_.trace().record(op.index, index_, stage, b.lane, ready_ps, b.start_ps, b.end_ps, pin.has_value());
+  ++stats_.stages;
+  stats_.waits_ps.push_back(b.start_ps - ready_ps);
+  if (Waveforms* w = context_.waveforms()) {
+    w->post(busy_signal_[b.lane], b.start_ps, +1);
+    w->post(busy_signal_[b.lane], b.end_ps, -1);
+    if (b.start_ps > ready_ps) {
+      w->post(queue_signal_, ready_ps, +1);
+      w->post(queue_signal_, b.start_ps, -1);
+    }
+  }
+  on_booked(op, b);
+
+  const std::uint64_t now = now_ps();
+  if (stage + 1 < op.path.size()) {
+    // Hand the operation on with the next stage's ready time as annotated delay.
+    const std::uint64_t next_ready = op.mode == StageMode::Serial ? b.end_ps : ready_ps;
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    sc_core::sc_time delay = sc_core::sc_time::from_value(next_ready - now);
+    out[static_cast<int>(op.out_port[stage])]->nb_transport_fw(op.payload, phase, delay);
+  } else {
+    op.response_stage = stage;
+    respond(op);
+  }
+}
+
+void Element::respond(Operation& op) {
+  tlm::tlm_phase phase = tlm::BEGIN_RESP;
+  sc_core::sc_time delay = sc_core::sc_time::from_value(op.end_ps - now_ps());
+  op.payload.set_response_status(tlm::TLM_OK_RESPONSE);
+  in[static_cast<int>(op.in_port[op.response_stage])]->nb_transport_bw(op.payload, phase, delay);
+}
+
+tlm::tlm_sync_enum Element::nb_transport_bw(int, tlm::tlm_generic_payload& trans, tlm::tlm_phase&,
+                                            sc_core::sc_time&) {
+  // The response walks back along the path to the initiator of the operation.
+  Operation& op = *trans.get_extension<OperationExtension>()->operation;
+  --op.response_stage;
+  respond(op);
+  return tlm::TLM_COMPLETED;
+}
+
+void Element::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_time&) {
+  // Cnuas elements are driven through nb_transport with an operation attached.
+  trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+}
+
+}  // namespace cnuas

@@ -1,0 +1,81 @@
+// The base of every Cnuas hardware element.
+//
+// An element is an sc_module with a TLM-2.0 target socket `in` and initiator
+// socket `out` (multi-bindable, connected by hierarchical name). Work arrives as
+// a tlm_generic_payload carrying an OperationExtension; the element turns the
+// operation's work dimensions into a service time and books it on its lanes
+// through the shared scheduler. Lanes, trace, stats and waveforms come from here
+// so no model re-implements them: a model only says how long its work takes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "core/lanes.h"
+#include "core/operation.h"
+#include "core/schema.h"
+
+namespace cnuas {
+
+class RunContext;
+
+struct ElementStats {
+  std::uint64_t stages = 0;
+  std::vector<std::uint64_t> waits_ps;  // start - ready for every stage
+};
+
+class Element : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_target_socket<Element, 32, tlm::tlm_base_protocol_types, 0,
+                                             sc_core::SC_ZERO_OR_MORE_BOUND>
+      in;
+  tlm_utils::multi_passthrough_initiator_socket<Element, 32, tlm::tlm_base_protocol_types, 0,
+                                                sc_core::SC_ZERO_OR_MORE_BOUND>
+      out;
+
+  Element(sc_core::sc_module_name name, const ParamSet& params, std::uint32_t lanes);
+  const char* kind() const override { return "cnuas_element"; }
+
+  const std::string& type() const { return params_.schema()->type(); }
+  const ParamSet& params() const { return params_; }
+  const LaneSet& lanes() const { return lanes_; }
+  const ElementStats& stats() const { return stats_; }
+  std::uint32_t index() const { return index_; }
+
+  // Analytic service time for one stage of `op`, in picoseconds, rounded up.
+  virtual std::uint64_t service_ps(const Operation& op) = 0;
+  // A lane fixed by the work (a bank by address); nullopt picks the earliest lane.
+  virtual std::optional<std::uint32_t> pinned_lane(const Operation&) const { return std::nullopt; }
+  // Hook for models that want to see every booking (power, internal state).
+  virtual void on_booked(const Operation&, const Booking&) {}
+
+  // Called by the scheduler when simulated time reaches the stage's ready time.
+  void book_stage(Operation& op, std::uint32_t stage, std::uint32_t in_port, std::uint64_t ready_ps);
+
+ protected:
+  ParamSet params_;
+
+ private:
+  tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_bw(int id, tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  void b_transport(int id, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  void respond(Operation& op);
+
+  LaneSet lanes_;
+  ElementStats stats_;
+  RunContext& context_;
+  std::uint32_t index_;
+  std::vector<std::uint32_t> busy_signal_;  // waveform ids, when VCD is on
+  std::uint32_t queue_signal_ = 0;
+};
+
+}  // namespace cnuas

@@ -1,0 +1,47 @@
+// One operation instance in flight: its work, its path and where it has been.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <tlm>
+
+#include "core/work.h"
+
+namespace cnuas {
+
+class Element;
+
+enum class StageMode : std::uint8_t {
+  Serial,   // stage k+1 is ready when stage k ends
+  Overlap,  // stages stream: all are ready together, the slowest decides the end
+};
+
+struct Operation {
+  std::string name;  // "h2d", or "h2d#3" for the fourth repetition
+  std::uint32_t index = 0;
+  WorkDims dims;
+  StageMode mode = StageMode::Serial;
+  std::vector<Element*> path;
+  std::vector<std::uint32_t> out_port;  // out_port[k]: port of path[k].out leading to path[k+1]
+  std::vector<std::uint32_t> in_port;   // in_port[k]: binding of path[k].in it arrived by
+  std::uint64_t ready_ps = 0;           // when its first stage became ready
+  std::uint64_t end_ps = 0;             // latest stage end so far
+  std::uint32_t response_stage = 0;     // walks back along the path on the response
+  tlm::tlm_generic_payload payload;     // carries an OperationExtension pointing here
+};
+
+// Ties a TLM transaction to its operation and the stage it is heading for.
+struct OperationExtension : tlm::tlm_extension<OperationExtension> {
+  Operation* operation = nullptr;
+  std::uint32_t next_stage = 0;
+
+  tlm::tlm_extension_base* clone() const override { return new OperationExtension(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override {
+    *this = static_cast<const OperationExtension&>(other);
+  }
+};
+
+}  // namespace cnuas

@@ -1,0 +1,281 @@
+#include "core/platform.h"
+
+#include <cctype>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace cnuas {
+
+bool is_identifier(const std::string& name) {
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return false;
+  return true;
+}
+
+const ElementInstance* PlatformDesc::find(const std::string& instance) const {
+  for (const auto& e : elements)
+    if (e.name == instance) return &e;
+  return nullptr;
+}
+
+namespace {
+
+struct Loader {
+  PlatformDesc& platform;
+  std::vector<std::string> visiting;
+
+  void load(const YamlSource& src, const SourceLocation& from) {
+    for (const auto& v : visiting)
+      if (v == src.file) throw InputError(from, fmt::format("include loops back to '{}'", src.file));
+    visiting.push_back(src.file);
+    const std::string& file = src.file;
+    require_map(src.root, file, "a platform");
+    check_keys(src.root, file, {"platform", "include", "plugins", "elements", "connections", "workload"},
+               "platform");
+    if (const YAML::Node inc = src.root["include"]) {
+      require_sequence(inc, file, "include");
+      for (const auto& item : inc) {
+        std::string path = resolve_path(file, scalar_text(item, file, "include entry"));
+        load(load_yaml_file(path, location_of(item, file)), location_of(item, file));
+      }
+    }
+    if (const YAML::Node n = src.root["platform"]) {
+      platform.name = scalar_text(n, file, "platform");
+      if (!is_identifier(platform.name))
+        throw InputError(location_of(n, file),
+                         fmt::format("platform name '{}' must be an identifier (letters, digits, _ and -)",
+                                     platform.name));
+    }
+    if (const YAML::Node plugins = src.root["plugins"]) {
+      require_sequence(plugins, file, "plugins");
+      for (const auto& p : plugins) {
+        std::string path = resolve_path(file, scalar_text(p, file, "plugin"));
+        Registry::instance().load_plugin(path, location_of(p, file));
+        platform.plugins.emplace_back(path, location_of(p, file));
+      }
+    }
+    if (const YAML::Node elements = src.root["elements"]) {
+      require_sequence(elements, file, "elements");
+      for (const auto& e : elements) read_element(e, file);
+    }
+    if (const YAML::Node connections = src.root["connections"]) {
+      require_sequence(connections, file, "connections");
+      for (const auto& c : connections) read_connection(c, file);
+    }
+    if (const YAML::Node w = src.root["workload"]) {
+      platform.workload = w;
+      platform.workload_file = file;
+    }
+    visiting.pop_back();
+  }
+
+  void read_element(const YAML::Node& e, const std::string& file) {
+    require_map(e, file, "an element");
+    check_keys(e, file, {"name", "type", "profile", "count", "set"}, "element");
+    const SourceLocation where = location_of(e, file);
+    if (!e["name"]) throw InputError(where, "element has no 'name:'");
+    std::string name = scalar_text(e["name"], file, "name");
+    if (!is_identifier(name))
+      throw InputError(location_of(e["name"], file),
+                       fmt::format("element name '{}' must be an identifier (letters, digits, _ and -)", name));
+    ElementInstance base;
+    base.name = name;
+    base.where = where;
+    if (const YAML::Node p = e["profile"]) {
+      base.profile_file = resolve_path(file, scalar_text(p, file, "profile"));
+      ProfileDoc doc = load_profile(base.profile_file, location_of(p, file));
+      base.type = doc.type;
+      base.values = doc.values;
+    }
+    if (const YAML::Node t = e["type"]) {
+      std::string type = scalar_text(t, file, "type");
+      Registry::instance().require(type, location_of(t, file));
+      if (!base.type.empty() && base.type != type)
+        throw InputError(location_of(t, file), fmt::format("element '{}' says type '{}' but its profile '{}' is "
+                                                           "for '{}'", name, type, base.profile_file, base.type));
+      base.type = type;
+    }
+    if (base.type.empty())
+      throw InputError(where, fmt::format("element '{}' needs 'type:' or 'profile:'", name));
+    const Schema& schema = *Registry::instance().find(base.type)->schema;
+    if (const YAML::Node set = e["set"]) {
+      require_map(set, file, "set");
+      read_field_values(set, file, schema, {}, "set: of element '" + name + "'", base.values);
+    }
+    std::uint32_t count = 0;
+    if (const YAML::Node c = e["count"]) {
+      std::string text = scalar_text(c, file, "count");
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 6 ||
+          std::stoul(text) == 0)
+        throw InputError(location_of(c, file), fmt::format("count must be a whole number >= 1, got '{}'", text));
+      count = static_cast<std::uint32_t>(std::stoul(text));
+    }
+    auto add = [&](ElementInstance inst) {
+      // A later declaration of the same instance refines the earlier one.
+      for (auto& existing : platform.elements)
+        if (existing.name == inst.name) {
+          if (existing.type != inst.type)
+            throw InputError(inst.where, fmt::format("element '{}' redeclared with type '{}' (was '{}' at {})",
+                                                     inst.name, inst.type, existing.type, existing.where.str()));
+          for (auto& [k, v] : inst.values) existing.values[k] = v;
+          existing.where = inst.where;
+          return;
+        }
+      platform.elements.push_back(std::move(inst));
+    };
+    if (count == 0) {
+      add(base);
+    } else {
+      for (std::uint32_t i = 0; i < count; ++i) {
+        ElementInstance inst = base;
+        inst.name = fmt::format("{}[{}]", name, i);
+        add(inst);
+      }
+    }
+  }
+
+  // "gpu[*]" -> every gpu[i]; "gpu[2]" or "host" -> itself (must exist).
+  std::vector<std::string> expand(const std::string& pattern, const SourceLocation& where) const {
+    std::vector<std::string> out;
+    auto star = pattern.find("[*]");
+    if (star != std::string::npos) {
+      std::string prefix = pattern.substr(0, star) + "[";
+      for (const auto& e : platform.elements)
+        if (e.name.compare(0, prefix.size(), prefix) == 0) out.push_back(e.name);
+    } else if (platform.find(pattern)) {
+      out.push_back(pattern);
+    }
+    if (out.empty()) {
+      std::vector<std::string> names;
+      for (const auto& e : platform.elements) names.push_back(e.name);
+      std::string hint = nearest_name(pattern, names);
+      throw InputError(where, fmt::format("connection names unknown element '{}'{}; elements: {}", pattern,
+                                          hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+                                          join_names(names)));
+    }
+    return out;
+  }
+
+  static std::string strip_socket(std::string endpoint, const char* socket, const SourceLocation& where) {
+    auto dot = endpoint.rfind('.');
+    if (dot == std::string::npos) return endpoint;
+    std::string s = endpoint.substr(dot + 1);
+    if (s != socket)
+      throw InputError(where, fmt::format("socket '{}' in '{}': connections go from an element's 'out' socket to "
+                                          "another's 'in' socket", s, endpoint));
+    return endpoint.substr(0, dot);
+  }
+
+  static std::string trim(const std::string& s) {
+    auto b = s.find_first_not_of(" \t");
+    auto e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+  }
+
+  void read_connection(const YAML::Node& c, const std::string& file) {
+    const SourceLocation where = location_of(c, file);
+    std::string from, to;
+    bool both = false;
+    if (c.IsScalar()) {
+      std::string text = c.Scalar();
+      auto arrow = text.find("<->");
+      size_t len = 3;
+      both = arrow != std::string::npos;
+      if (!both) {
+        arrow = text.find("->");
+        len = 2;
+      }
+      if (arrow == std::string::npos)
+        throw InputError(where, fmt::format("connection '{}' must read 'a -> b' or 'a <-> b'", text));
+      from = trim(text.substr(0, arrow));
+      to = trim(text.substr(arrow + len));
+    } else {
+      require_map(c, file, "a connection");
+      check_keys(c, file, {"from", "to", "bidirectional"}, "connection");
+      if (!c["from"] || !c["to"]) throw InputError(where, "connection needs 'from:' and 'to:'");
+      from = scalar_text(c["from"], file, "from");
+      to = scalar_text(c["to"], file, "to");
+      if (c["bidirectional"]) both = scalar_text(c["bidirectional"], file, "bidirectional") == "true";
+    }
+    from = strip_socket(from, both ? "out" : "out", where);
+    to = strip_socket(to, "in", where);
+    auto sources = expand(from, where);
+    auto targets = expand(to, where);
+    auto connect = [&](const std::string& a, const std::string& b) {
+      if (a == b) throw InputError(where, fmt::format("element '{}' cannot connect to itself", a));
+      for (const auto& existing : platform.connections)
+        if (existing.from == a && existing.to == b)
+          throw InputError(where, fmt::format("connection {} -> {} already made at {}", a, b, existing.where.str()));
+      platform.connections.push_back({a, b, where});
+    };
+    // gpu[*] -> nic[*] pairs by index; one side single connects to all of the other.
+    if (sources.size() > 1 && targets.size() > 1) {
+      if (sources.size() != targets.size())
+        throw InputError(where, fmt::format("'{}' has {} elements but '{}' has {}: [*] on both sides pairs them "
+                                            "by index", from, sources.size(), to, targets.size()));
+      for (size_t i = 0; i < sources.size(); ++i) {
+        connect(sources[i], targets[i]);
+        if (both) connect(targets[i], sources[i]);
+      }
+    } else {
+      for (const auto& a : sources)
+        for (const auto& b : targets) {
+          connect(a, b);
+          if (both) connect(b, a);
+        }
+    }
+  }
+};
+
+}  // namespace
+
+PlatformDesc load_platform(const YamlSource& source) {
+  PlatformDesc platform;
+  platform.file = source.file;
+  Loader loader{platform, {}};
+  loader.load(source, {});
+  if (platform.name.empty())
+    throw InputError(location_of(source.root, source.file), "platform has no 'platform:' name");
+  if (platform.elements.empty())
+    throw InputError(location_of(source.root, source.file), "platform declares no elements");
+  return platform;
+}
+
+void apply_override(PlatformDesc& platform, const std::string& assignment) {
+  const SourceLocation where{"--set " + assignment};
+  auto eq = assignment.find('=');
+  auto dot = assignment.rfind('.', eq);
+  if (eq == std::string::npos || dot == std::string::npos || dot == 0)
+    throw InputError(fmt::format("--set '{}': expected ELEMENT.FIELD=VALUE (ELEMENT may use [*])", assignment));
+  std::string element = assignment.substr(0, dot);
+  std::string field = assignment.substr(dot + 1, eq - dot - 1);
+  std::string value = assignment.substr(eq + 1);
+  std::string prefix;
+  auto star = element.find("[*]");
+  if (star != std::string::npos) prefix = element.substr(0, star) + "[";
+  bool matched = false;
+  std::vector<std::string> names;
+  for (auto& e : platform.elements) {
+    names.push_back(e.name);
+    bool match = prefix.empty() ? e.name == element : e.name.compare(0, prefix.size(), prefix) == 0;
+    if (!match) continue;
+    matched = true;
+    const Schema& schema = *Registry::instance().find(e.type)->schema;
+    if (!schema.find(field)) {
+      std::string hint = nearest_name(field, schema.field_names());
+      throw InputError(fmt::format("--set '{}': element '{}' (type {}) has no field '{}'{}; fields: {}", assignment,
+                                   e.name, e.type, field, hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+                                   join_names(schema.field_names())));
+    }
+    e.values[field] = {value, where};
+  }
+  if (!matched) {
+    std::string hint = nearest_name(element, names);
+    throw InputError(fmt::format("--set '{}': no element '{}'{}; elements: {}", assignment, element,
+                                 hint.empty() ? "" : " (did you mean '" + hint + "'?)", join_names(names)));
+  }
+}
+
+}  // namespace cnuas

@@ -1,0 +1,72 @@
+#include "core/registry.h"
+
+#include <dlfcn.h>
+
+#include <fmt/format.h>
+
+#include "core/foreign_model.h"
+#include "core/plugin_abi.h"
+
+namespace cnuas {
+
+Registry& Registry::instance() {
+  static Registry registry;
+  return registry;
+}
+
+void Registry::add(ModelInfo info) {
+  const std::string& type = info.schema->type();
+  auto it = models_.find(type);
+  if (it != models_.end())
+    throw InputError(fmt::format("element type '{}' from {} is already registered by {}", type,
+                                 info.origin, it->second.origin));
+  models_.emplace(type, std::move(info));
+}
+
+const ModelInfo* Registry::find(const std::string& type) const {
+  auto it = models_.find(type);
+  return it == models_.end() ? nullptr : &it->second;
+}
+
+std::vector<const ModelInfo*> Registry::models() const {
+  std::vector<const ModelInfo*> out;
+  for (const auto& [name, info] : models_) out.push_back(&info);
+  return out;
+}
+
+std::vector<std::string> Registry::type_names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, info] : models_) out.push_back(name);
+  return out;
+}
+
+const ModelInfo& Registry::require(const std::string& type, const SourceLocation& where) const {
+  if (const ModelInfo* info = find(type)) return *info;
+  std::string hint = nearest_name(type, type_names());
+  throw InputError(where, fmt::format("unknown element type '{}'{}; known types: {} (a plugin "
+                                      "adds more: --plugin LIB.so or plugins: in the platform)",
+                                      type, hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+                                      join_names(type_names())));
+}
+
+void Registry::load_plugin(const std::string& path, const SourceLocation& where) {
+  for (const auto& p : loaded_plugins_)
+    if (p == path) return;
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (handle == nullptr)
+    throw InputError(where, fmt::format("cannot load plugin '{}': {}", path, dlerror()));
+  loaded_plugins_.push_back(path);
+  using TypesFn = const char* const* (*)();
+  auto types = reinterpret_cast<TypesFn>(dlsym(handle, CNUAS_PLUGIN_TYPES_SYMBOL));
+  void* create = dlsym(handle, CNUAS_PLUGIN_CREATE_SYMBOL);
+  if (types == nullptr) return;  // a native plugin registered itself while loading
+  if (create == nullptr)
+    throw InputError(where, fmt::format("plugin '{}' exports {} but not {}", path,
+                                        CNUAS_PLUGIN_TYPES_SYMBOL, CNUAS_PLUGIN_CREATE_SYMBOL));
+  for (const char* const* t = types(); t[0] != nullptr && t[1] != nullptr; t += 2) {
+    owned_schemas_.push_back(foreign_model_schema(t[0], t[1]));
+    add(foreign_model_info(*owned_schemas_.back(), reinterpret_cast<ForeignCreateFn>(create), path));
+  }
+}
+
+}  // namespace cnuas

@@ -1,0 +1,36 @@
+#include "core/run_context.h"
+
+#include "core/element.h"
+
+namespace cnuas {
+
+RunContext& RunContext::current() {
+  static RunContext context;
+  return context;
+}
+
+Scheduler& RunContext::scheduler() {
+  if (!scheduler_) scheduler_ = std::make_unique<Scheduler>("scheduler");
+  return *scheduler_;
+}
+
+void RunContext::enable_waveforms(const std::string& vcd_path) {
+  waveforms_owner_ = std::make_unique<Waveforms>("waveforms", vcd_path);
+  waveforms_ = waveforms_owner_.get();
+}
+
+std::uint32_t RunContext::add_component(Element* element) {
+  elements_.push_back(element);
+  component_names_.push_back(element->name());
+  component_lanes_.push_back(element->lanes().size());
+  return static_cast<std::uint32_t>(elements_.size() - 1);
+}
+
+Operation& RunContext::add_operation(std::unique_ptr<Operation> op) {
+  op->index = static_cast<std::uint32_t>(operations_.size());
+  operation_ptrs_.push_back(op.get());
+  operations_.push_back(std::move(op));
+  return *operations_.back();
+}
+
+}  // namespace cnuas

@@ -1,0 +1,52 @@
+// Everything one simulation run shares: the scheduler, the trace, the elements
+// and the operations. SystemC elaborates once per process, so there is one run
+// per process and elements reach it through RunContext::current().
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/operation.h"
+#include "core/scheduler.h"
+#include "core/trace.h"
+#include "core/waveforms.h"
+
+namespace cnuas {
+
+class Element;
+
+class RunContext {
+ public:
+  static RunContext& current();
+
+  Scheduler& scheduler();
+  TraceSink& trace() { return trace_; }
+  Waveforms* waveforms() { return waveforms_; }
+  void enable_waveforms(const std::string& vcd_path);
+
+  std::uint32_t add_component(Element* element);
+  const std::vector<Element*>& elements() const { return elements_; }
+  const std::vector<std::string>& component_names() const { return component_names_; }
+  const std::vector<std::uint32_t>& component_lanes() const { return component_lanes_; }
+
+  Operation& add_operation(std::unique_ptr<Operation> op);
+  const std::vector<Operation*>& operations() const { return operation_ptrs_; }
+
+  TraceHeader header;
+  bool trace_enabled = true;
+
+ private:
+  RunContext() = default;
+  std::unique_ptr<Scheduler> scheduler_;
+  Waveforms* waveforms_ = nullptr;
+  std::unique_ptr<Waveforms> waveforms_owner_;
+  TraceSink trace_;
+  std::vector<Element*> elements_;
+  std::vector<std::string> component_names_;
+  std::vector<std::uint32_t> component_lanes_;
+  std::vector<std::unique_ptr<Operation>> operations_;
+  std::vector<Operation*> operation_ptrs_;
+};
+
+}  // namespace cnuas

@@ -1,0 +1,198 @@
+#include "core/simulation.h"
+
+#include <chrono>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/run_context.h"
+#include "core/stats.h"
+
+namespace cnuas {
+
+PlatformModule::PlatformModule(sc_core::sc_module_name name, const PlatformDesc& desc) : sc_module(name) {
+  for (const ElementInstance& inst : desc.elements) {
+    const ModelInfo& model = Registry::instance().require(inst.type, inst.where);
+    const std::string owner = fmt::format("element '{}' ({})", inst.name, inst.type);
+    ParamSet params = resolve_params(*model.schema, inst.values, owner, inst.where);
+    owned_.emplace_back(model.create(inst.name, params));
+    elements_.push_back(owned_.back().get());
+    names_.push_back(inst.name);
+  }
+  ports_.resize(elements_.size());
+  for (const Connection& c : desc.connections) {
+    const std::size_t from = position(c.from);
+    Element& to = element(c.to);
+    // multi_passthrough sockets number their bindings in binding order.
+    ports_[from].emplace_back(&to, static_cast<std::uint32_t>(ports_[from].size()));
+    elements_[from]->out.bind(to.in);
+  }
+}
+
+std::size_t PlatformModule::position(const std::string& instance_name) const {
+  for (std::size_t i = 0; i < names_.size(); ++i)
+    if (names_[i] == instance_name) return i;
+  throw std::logic_error("no element " + instance_name);
+}
+
+Element& PlatformModule::element(const std::string& instance_name) const {
+  return *elements_[position(instance_name)];
+}
+
+std::uint32_t PlatformModule::out_port(const Element* from, const Element* to) const {
+  for (const auto& [target, port] : ports_[position(std::string(from->basename()))])
+    if (target == to) return port;
+  throw std::logic_error(fmt::format("no connection {} -> {}", from->name(), to->name()));
+}
+
+}  // namespace cnuas
+
+namespace cnuas {
+
+Simulation::Simulation(const RunOptions& options) : options_(options) {
+  for (const auto& p : options_.plugins) Registry::instance().load_plugin(p, SourceLocation{"--plugin " + p});
+  YamlSource source = options_.platform_file.empty()
+                          ? load_yaml_text(embedded_default_platform(), "<embedded default platform>")
+                          : load_yaml_file(options_.platform_file);
+  platform_ = load_platform(source);
+  for (const auto& s : options_.sets) apply_override(platform_, s);
+  // Resolve every element's parameters now so bad values fail before elaboration.
+  for (const ElementInstance& inst : platform_.elements)
+    resolve_params(*Registry::instance().find(inst.type)->schema, inst.values,
+                   fmt::format("element '{}' ({})", inst.name, inst.type), inst.where);
+  if (!options_.workload_file.empty()) {
+    workload_ = load_workload(YAML::Node(options_.workload_file), "", platform_);
+  } else if (platform_.workload) {
+    workload_ = load_workload(platform_.workload, platform_.workload_file, platform_);
+  } else {
+    throw InputError(SourceLocation{platform_.file},
+                     "platform has no 'workload:' and no --workload was given");
+  }
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::elaborate() {
+  RunContext& context = RunContext::current();
+  context.header.platform = platform_.name;
+  context.header.workload = workload_.name;
+  context.scheduler();
+  if (!options_.vcd_path.empty()) context.enable_waveforms(options_.vcd_path);
+  module_ = std::make_unique<PlatformModule>(platform_.name.c_str(), platform_);
+
+  std::vector<OperationGroup> groups;
+  std::map<std::string, std::uint32_t> group_index;
+  for (const OperationDesc& desc : workload_.operations) {
+    OperationGroup group;
+    group.start_ps = desc.start_ps;
+    group.interval_ps = desc.interval_ps;
+    group.periodic = desc.periodic;
+    for (std::uint32_t i = 0; i < desc.repeat; ++i) {
+      auto op = std::make_unique<Operation>();
+      op->name = desc.repeat == 1 ? desc.name : fmt::format("{}#{}", desc.name, i);
+      op->dims = desc.dims;
+      op->mode = desc.mode;
+      for (const auto& name : desc.path) op->path.push_back(&module_->element(name));
+      for (std::size_t k = 0; k + 1 < op->path.size(); ++k)
+        op->out_port.push_back(module_->out_port(op->path[k], op->path[k + 1]));
+      op->in_port.assign(op->path.size(), 0);
+      auto* ext = new OperationExtension;
+      ext->operation = op.get();
+      op->payload.set_extension(ext);
+      op->payload.set_data_length(static_cast<unsigned>(std::min<std::uint64_t>(
+          op->dims.has(WorkDim::Bytes) ? op->dims.get(WorkDim::Bytes) : 0, UINT32_MAX)));
+      group.instances.push_back(&context.add_operation(std::move(op)));
+    }
+    group_index[desc.name] = static_cast<std::uint32_t>(groups.size());
+    groups.push_back(std::move(group));
+  }
+  for (std::size_t g = 0; g < workload_.operations.size(); ++g)
+    for (const auto& dep : workload_.operations[g].after) groups[g].after.push_back(group_index[dep]);
+  driver_ = std::make_unique<WorkloadDriver>("driver", std::move(groups));
+  // The driver may start an operation at any element.
+  for (Element* e : module_->elements()) driver_->out.bind(e->in);
+}
+
+void Simulation::run() {
+  elaborate();
+  auto t0 = std::chrono::steady_clock::now();
+  sc_core::sc_start();
+  wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (driver_->completed_operations() != driver_->total_operations())
+    throw std::logic_error(fmt::format("simulation ended with {} of {} operations complete",
+                                       driver_->completed_operations(), driver_->total_operations()));
+  write_outputs();
+}
+
+std::uint64_t Simulation::makespan_ps() const { return cnuas::makespan_ps(RunContext::current()); }
+
+static std::ofstream open_output(const std::string& path) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw InputError(fmt::format("cannot write output file '{}'", path));
+  return out;
+}
+
+void Simulation::write_outputs() const {
+  RunContext& context = RunContext::current();
+  const TraceNames names{&context.component_names(), &context.component_lanes(), &context.operations()};
+  if (!options_.trace_path.empty() || !options_.perfetto_path.empty()) {
+    const std::vector<StageEvent> ordered = context.trace().ordered();
+    if (!options_.trace_path.empty()) {
+      auto out = open_output(options_.trace_path);
+      write_trace_jsonl(out, context.header, ordered, names);
+    }
+    if (!options_.perfetto_path.empty()) {
+      auto out = open_output(options_.perfetto_path);
+      write_trace_perfetto(out, context.header, ordered, names);
+    }
+  }
+  if (!options_.stats_path.empty()) {
+    auto out = open_output(options_.stats_path);
+    write_stats_json(out, context);
+  }
+}
+
+static std::string time_text(std::uint64_t ps) {
+  if (ps >= 1'000'000'000) return Rational(ps, 1'000'000'000).to_decimal(3) + " ms";
+  if (ps >= 1'000'000) return Rational(ps, 1'000'000).to_decimal(3) + " us";
+  if (ps >= 1'000) return Rational(ps, 1'000).to_decimal(3) + " ns";
+  return std::to_string(ps) + " ps";
+}
+
+std::string Simulation::summary() const {
+  const RunContext& context = RunContext::current();
+  const std::uint64_t makespan = makespan_ps();
+  std::string out = fmt::format("cnuas: platform '{}' ({} elements), workload '{}' ({} operations)\n",
+                                platform_.name, platform_.elements.size(), workload_.name,
+                                context.operations().size());
+  std::uint64_t stages = 0;
+  const Element* busiest = nullptr;
+  Rational busiest_util;
+  for (const Element* e : context.elements()) {
+    stages += e->stats().stages;
+    std::uint64_t busy = 0;
+    for (std::uint32_t l = 0; l < e->lanes().size(); ++l) busy += e->lanes().busy_ps(l);
+    if (makespan == 0) continue;
+    Rational util = Rational(busy) / Rational(makespan * e->lanes().size());
+    if (busiest == nullptr || busiest_util < util) {
+      busiest = e;
+      busiest_util = util;
+    }
+  }
+  out += fmt::format("  simulated time: {} [analytic]  ({} stages booked, {:.3f} s host time)\n",
+                     time_text(makespan), stages, wall_seconds_);
+  if (busiest)
+    out += fmt::format("  busiest element: {} at {}% of its lanes' time [analytic]\n", busiest->name(),
+                       (busiest_util * Rational(100)).to_decimal(1));
+  auto wrote = [&](const std::string& what, const std::string& path) {
+    if (!path.empty()) out += fmt::format("  {:<9} {}\n", what, path);
+  };
+  wrote("trace:", options_.trace_path);
+  wrote("perfetto:", options_.perfetto_path);
+  wrote("vcd:", options_.vcd_path);
+  wrote("stats:", options_.stats_path);
+  return out;
+}
+
+}  // namespace cnuas

@@ -1,0 +1,27 @@
+// Run statistics as JSON: per element busy time per lane, utilization, queue
+// wait (mean, p50, p99, max), stage count; per operation its latency.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <vector>
+
+#include "core/run_context.h"
+
+namespace cnuas {
+
+struct WaitSummary {
+  std::uint64_t count = 0;
+  Rational mean;
+  std::uint64_t p50 = 0, p99 = 0, max = 0;
+};
+
+// Nearest-rank percentiles over a copy of `waits`.
+WaitSummary summarize_waits(std::vector<std::uint64_t> waits);
+
+// The end of the last stage of the run (0 when nothing ran).
+std::uint64_t makespan_ps(const RunContext& context);
+
+void write_stats_json(std::ostream& out, const RunContext& context);
+
+}  // namespace cnuas

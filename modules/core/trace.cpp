@@ -1,0 +1,99 @@
+#include "core/trace.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/operation.h"
+
+namespace cnuas {
+
+std::vector<StageEvent> TraceSink::ordered() const {
+  std::vector<StageEvent> out = events_;
+  std::sort(out.begin(), out.end(), [](const StageEvent& a, const StageEvent& b) {
+    return a.start_ps != b.start_ps ? a.start_ps < b.start_ps : a.seq < b.seq;
+  });
+  return out;
+}
+
+std::string ps_to_us_text(std::uint64_t ps) {
+  return fmt::format("{}.{:06}", ps / 1000000, ps % 1000000);
+}
+
+static void append_dims(fmt::memory_buffer& buf, const WorkDims& dims) {
+  buf.push_back('{');
+  bool first = true;
+  for (const auto& info : work_dim_table()) {
+    if (!dims.has(info.id)) continue;
+    fmt::format_to(std::back_inserter(buf), "{}\"{}\":{}", first ? "" : ",", info.name, dims.get(info.id));
+    first = false;
+  }
+  buf.push_back('}');
+}
+
+void write_trace_jsonl(std::ostream& out, const TraceHeader& header,
+                       const std::vector<StageEvent>& ordered, const TraceNames& names) {
+  out << fmt::format(
+      "{{\"format\":\"cnuas-trace\",\"version\":1,\"platform\":\"{}\",\"workload\":\"{}\","
+      "\"time_unit\":\"ps\",\"class\":\"{}\",\"events\":{}}}\n",
+      header.platform, header.workload, header.evidence_class, ordered.size());
+  fmt::memory_buffer buf;
+  for (const auto& e : ordered) {
+    const Operation& op = *(*names.operations)[e.op];
+    fmt::format_to(std::back_inserter(buf),
+                   "{{\"t_ps\":{},\"seq\":{},\"op\":\"{}\",\"stage\":{},\"component\":\"{}\","
+                   "\"lane\":{},\"ready_ps\":{},\"start_ps\":{},\"end_ps\":{},\"dims\":",
+                   e.start_ps, e.seq, op.name, e.stage, (*names.components)[e.component], e.lane,
+                   e.ready_ps, e.start_ps, e.end_ps);
+    append_dims(buf, op.dims);
+    fmt::format_to(std::back_inserter(buf), "{},\"class\":\"{}\"}}\n",
+                   e.pinned ? ",\"pinned\":true" : "", header.evidence_class);
+    if (buf.size() > (1 << 20)) {
+      out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+      buf.clear();
+    }
+  }
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+}
+
+void write_trace_perfetto(std::ostream& out, const TraceHeader& header,
+                          const std::vector<StageEvent>& ordered, const TraceNames& names) {
+  fmt::memory_buffer buf;
+  auto put = [&](auto&&... args) { fmt::format_to(std::back_inserter(buf), args...); };
+  put("{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"platform\":\"{}\",\"class\":\"{}\"}},"
+      "\"traceEvents\":[\n",
+      header.platform, header.evidence_class);
+  bool first = true;
+  auto sep = [&] {
+    if (!first) buf.push_back(',');
+    first = false;
+  };
+  // One process per component, one thread per lane: one track per component lane.
+  for (std::uint32_t c = 0; c < names.components->size(); ++c) {
+    sep();
+    put("{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":\"{}\"}}}}\n", c + 1,
+        (*names.components)[c]);
+    for (std::uint32_t lane = 0; lane < (*names.component_lanes)[c]; ++lane) {
+      sep();
+      put("{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"lane {}\"}}}}\n",
+          c + 1, lane, lane);
+    }
+  }
+  for (const auto& e : ordered) {
+    sep();
+    const Operation& op = *(*names.operations)[e.op];
+    put("{{\"ph\":\"X\",\"cat\":\"stage\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
+        "\"args\":{{\"seq\":{},\"stage\":{},\"ready_ps\":{},\"start_ps\":{},\"end_ps\":{}{}}}}}\n",
+        op.name, e.component + 1, e.lane, ps_to_us_text(e.start_ps),
+        ps_to_us_text(e.end_ps - e.start_ps), e.seq, e.stage, e.ready_ps, e.start_ps, e.end_ps,
+        e.pinned ? ",\"pinned\":true" : "");
+    if (buf.size() > (1 << 20)) {
+      out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+      buf.clear();
+    }
+  }
+  put("]}}\n");
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+}
+
+}  // namespace cnuas

@@ -1,0 +1,62 @@
+#include "core/waveforms.h"
+
+#include <algorithm>
+
+#include "core/scheduler.h"
+
+namespace cnuas {
+
+Waveforms::Waveforms(sc_core::sc_module_name name, const std::string& vcd_path) : sc_module(name) {
+  std::string base = vcd_path;
+  // sc_create_vcd_trace_file appends ".vcd" itself.
+  if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0) base.resize(base.size() - 4);
+  file_ = sc_core::sc_create_vcd_trace_file(base.c_str());
+  file_->set_time_unit(1, sc_core::SC_PS);
+  SC_METHOD(apply);
+  sensitive << wake_;
+  dont_initialize();
+}
+
+Waveforms::~Waveforms() {
+  if (file_) sc_core::sc_close_vcd_trace_file(file_);
+}
+
+std::uint32_t Waveforms::add_signal(const std::string& signal_name, int width) {
+  pending_names_.push_back(signal_name);
+  pending_widths_.push_back(width);
+  return static_cast<std::uint32_t>(pending_names_.size() - 1);
+}
+
+void Waveforms::start_of_simulation() {
+  // All signals are known once elaboration ends; trace them from stable storage.
+  capacity_ = pending_names_.size();
+  values_ = std::make_unique<std::uint32_t[]>(capacity_ ? capacity_ : 1);
+  for (std::size_t i = 0; i < capacity_; ++i)
+    sc_core::sc_trace(file_, values_[i], pending_names_[i], pending_widths_[i]);
+}
+
+void Waveforms::post(std::uint32_t id, std::uint64_t at_ps, int delta) {
+  heap_.push_back({at_ps, order_++, id, delta});
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
+  if (at_ps < armed_for_) {
+    armed_for_ = at_ps;
+    wake_.notify(sc_core::sc_time::from_value(at_ps - now_ps()));
+  }
+}
+
+void Waveforms::apply() {
+  const std::uint64_t now = now_ps();
+  armed_for_ = UINT64_MAX;
+  while (!heap_.empty() && heap_.front().at_ps <= now) {
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
+    const Change c = heap_.back();
+    heap_.pop_back();
+    values_[c.signal] = static_cast<std::uint32_t>(static_cast<int>(values_[c.signal]) + c.delta);
+  }
+  if (!heap_.empty()) {
+    armed_for_ = heap_.front().at_ps;
+    wake_.notify(sc_core::sc_time::from_value(armed_for_ - now));
+  }
+}
+
+}  // namespace cnuas

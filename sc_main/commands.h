@@ -1,0 +1,15 @@
+// The `cnuas` subcommands. Each returns the process exit code and throws
+// InputError (exit 2) for bad input.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cnuas::cli {
+
+int run_command(const std::vector<std::string>& args);
+int validate_command(const std::vector<std::string>& args);
+int list_models_command(const std::vector<std::string>& args);
+int describe_command(const std::vector<std::string>& args);
+
+}  // namespace cnuas::cli

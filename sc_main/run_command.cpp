@@ -1,0 +1,61 @@
+#include <filesystem>
+#include <iostream>
+
+#include <boost/program_options.hpp>
+
+#include "commands.h"
+#include "core/simulation.h"
+
+namespace po = boost::program_options;
+
+namespace cnuas::cli {
+
+int run_command(const std::vector<std::string>& args) {
+  RunOptions options;
+  std::string out_dir;
+  po::options_description opts("cnuas run [PLATFORM] [options]");
+  opts.add_options()("help,h", "show this help")(
+      "workload,w", po::value(&options.workload_file), "workload YAML (default: the platform's own)")(
+      "trace", po::value(&options.trace_path), "write the ordered stage trace as JSON Lines")(
+      "perfetto", po::value(&options.perfetto_path), "write a Perfetto/Chrome JSON trace")(
+      "vcd", po::value(&options.vcd_path), "write VCD waveforms (lane busy, queue depth)")(
+      "stats", po::value(&options.stats_path), "write statistics as JSON")(
+      "out,o", po::value(&out_dir), "write trace.jsonl, trace.perfetto.json, waves.vcd, stats.json to DIR")(
+      "set", po::value(&options.sets)->composing(), "override a field: ELEMENT.FIELD=VALUE (repeatable)")(
+      "plugin", po::value(&options.plugins)->composing(), "load a model plugin LIB.so (repeatable)");
+  po::options_description hidden;
+  hidden.add_options()("platform", po::value(&options.platform_file));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description positional;
+  positional.add("platform", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\nWith no PLATFORM the embedded default platform runs and writes its outputs to "
+                         "cnuas-out/ unless output options are given.\n";
+    return 0;
+  }
+  const bool any_output = !options.trace_path.empty() || !options.perfetto_path.empty() ||
+                          !options.vcd_path.empty() || !options.stats_path.empty();
+  if (out_dir.empty() && options.platform_file.empty() && !any_output) out_dir = "cnuas-out";
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) throw InputError("cannot create output directory '" + out_dir + "': " + ec.message());
+    auto fill = [&](std::string& path, const char* file) {
+      if (path.empty()) path = out_dir + "/" + file;
+    };
+    fill(options.trace_path, "trace.jsonl");
+    fill(options.perfetto_path, "trace.perfetto.json");
+    fill(options.vcd_path, "waves.vcd");
+    fill(options.stats_path, "stats.json");
+  }
+  Simulation simulation(options);
+  simulation.run();
+  std::cout << simulation.summary();
+  return 0;
+}
+
+}  // namespace cnuas::cli
