@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "core/foreign_model.h"
@@ -49,7 +51,12 @@ const ModelInfo& Registry::require(const std::string& type, const SourceLocation
                                       join_names(type_names())));
 }
 
-void Registry::load_plugin(const std::string& path, const SourceLocation& where) {
+void Registry::load_plugin(const std::string& given_path, const SourceLocation& where) {
+  // The same library reached by two spellings of its path is loaded once.
+  std::error_code ec;
+  std::string path = std::filesystem::weakly_canonical(given_path, ec).string();
+  if (ec || !std::filesystem::exists(path))
+    throw InputError(where, fmt::format("cannot load plugin '{}': no such file", given_path));
   for (const auto& p : loaded_plugins_)
     if (p == path) return;
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);

@@ -95,8 +95,9 @@ std::string accepted_units(Dimension d) {
   switch (d) {
     case Dimension::Count: return "a plain number, or FLOP/op with k, M, G, T, P";
     case Dimension::Time: return "ps, ns, us, ms, s";
-    case Dimension::Data: return "bit, B with k/K, M, G, T, P or Ki, Mi, Gi, Ti (e.g. 4 KiB)";
-    case Dimension::DataRate: return "bit/s, bps, B/s with k/K, M, G, T, or KiB/s, MiB/s, GiB/s";
+    case Dimension::Data: return "bit, Kbit, Mbit, Gbit, B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
+    case Dimension::DataRate:
+      return "bit/s, Kbit/s, Mbit/s, Gbit/s, Tbit/s, Gbps, B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s";
     case Dimension::Frequency: return "Hz, kHz, MHz, GHz, THz, baud";
     case Dimension::Power: return "mW, W, kW, MW";
     case Dimension::Energy: return "fJ, pJ, nJ, uJ, mJ, J, kJ, Wh, kWh";

@@ -1,6 +1,8 @@
 #include "core/waveforms.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "core/scheduler.h"
 
@@ -10,6 +12,7 @@ Waveforms::Waveforms(sc_core::sc_module_name name, const std::string& vcd_path) 
   std::string base = vcd_path;
   // sc_create_vcd_trace_file appends ".vcd" itself.
   if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0) base.resize(base.size() - 4);
+  path_ = base + ".vcd";
   file_ = sc_core::sc_create_vcd_trace_file(base.c_str());
   file_->set_time_unit(1, sc_core::SC_PS);
   SC_METHOD(apply);
@@ -18,7 +21,24 @@ Waveforms::Waveforms(sc_core::sc_module_name name, const std::string& vcd_path) 
 }
 
 Waveforms::~Waveforms() {
-  if (file_) sc_core::sc_close_vcd_trace_file(file_);
+  if (file_ == nullptr) return;
+  sc_core::sc_close_vcd_trace_file(file_);
+  remove_date(path_);
+}
+
+// SystemC stamps the wall-clock date into the header; without it the same
+// inputs give byte-identical VCD files.
+void Waveforms::remove_date(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  in.close();
+  auto begin = text.find("$date");
+  auto end = text.find("$end", begin);
+  if (begin == std::string::npos || end == std::string::npos) return;
+  text.replace(begin, end - begin, "$date\n     (omitted so that identical runs give identical files)\n");
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
 
 std::uint32_t Waveforms::add_signal(const std::string& signal_name, int width) {

@@ -39,8 +39,10 @@ class Waveforms : public sc_core::sc_module {
     }
   };
   void apply();
+  static void remove_date(const std::string& path);
 
   sc_core::sc_trace_file* file_ = nullptr;
+  std::string path_;
   std::vector<std::string> pending_names_;
   std::vector<int> pending_widths_;
   // Stable addresses: sc_trace keeps references to these.

@@ -1,0 +1,94 @@
+// Bad input: exit code 2 and one clear message naming what and where.
+#include <gtest/gtest.h>
+
+#include "cli/cli_harness.h"
+
+namespace cnuas {
+using namespace testing_support;
+
+static CommandResult run_platform_text(const std::string& name, const std::string& text, const std::string& extra = "") {
+  return run_cnuas("run " + write_file(name, text) + " " + extra);
+}
+
+static const char* kGood =
+    "platform: p\nelements:\n  - {name: a, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
+    "workload:\n  operations:\n    - {name: x, path: [a], dims: {bytes: 10}}\n";
+
+TEST(Errors, GoodPlatformRuns) {
+  CommandResult r = run_platform_text("good.yaml", kGood);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(Errors, UnknownKeyInPlatform) {
+  CommandResult r = run_platform_text("k.yaml", "platform: p\nelemnts: []\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("k.yaml:2:1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did you mean 'elements'"), std::string::npos) << r.err;
+}
+
+TEST(Errors, BadUnitInSet) {
+  CommandResult r = run_platform_text(
+      "u.yaml", "platform: p\nelements:\n  - {name: a, type: cnuas.pipe, set: {bandwidth: 1 GHz}}\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("u.yaml:3:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("data rate"), std::string::npos) << r.err;
+}
+
+TEST(Errors, MissingDimensionNamesOperationAndElement) {
+  CommandResult r = run_platform_text(
+      "d.yaml",
+      "platform: p\nelements:\n  - {name: a, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
+      "workload:\n  operations:\n    - {name: x, path: [a], dims: {flops: 10}}\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("d.yaml:6:7"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("operation 'x'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'bytes'"), std::string::npos) << r.err;
+}
+
+TEST(Errors, NegativeAndMalformedNumbers) {
+  CommandResult r = run_platform_text(
+      "n.yaml", "platform: p\nelements:\n  - {name: a, type: cnuas.pipe, set: {bandwidth: -1 GB/s}}\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("negative"), std::string::npos) << r.err;
+}
+
+TEST(Errors, CommandLineProblems) {
+  EXPECT_EQ(run_cnuas("frobnicate").exit_code, 2);
+  EXPECT_EQ(run_cnuas("run /nonexistent/platform.yaml").exit_code, 2);
+  EXPECT_EQ(run_cnuas("run --no-such-flag").exit_code, 2);
+  CommandResult r = run_cnuas("run " + write_file("s.yaml", kGood) + " --set a.bandwith=2GB/s");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean 'bandwidth'"), std::string::npos) << r.err;
+  r = run_cnuas("describe cnuas.pip");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean 'cnuas.pipe'"), std::string::npos) << r.err;
+  EXPECT_EQ(run_cnuas("run --plugin /nonexistent/lib.so").exit_code, 2);
+}
+
+TEST(Errors, ValidateChecksWithoutRunning) {
+  std::string p = write_file("v.yaml", kGood);
+  CommandResult r = run_cnuas("validate " + p);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("valid platform 'p'"), std::string::npos);
+  r = run_cnuas("validate " + p + " --dump");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("bandwidth: 1 GB/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bandwidth of one lane"), std::string::npos) << r.out;  // the field's description
+  EXPECT_NE(r.out.find("latency: 0 ns"), std::string::npos) << r.out;          // resolved default
+  std::string prof = write_file("prof.yaml", "type: cnuas.pipe\nbandwidth: 3 parsecs\n");
+  r = run_cnuas("validate --profile " + prof);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("prof.yaml:2:12"), std::string::npos) << r.err;
+}
+
+TEST(Errors, ListModelsAndDescribe) {
+  CommandResult r = run_cnuas("list-models");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* t : {"cnuas.pipe", "cnuas.compute", "cnuas.banked_memory", "cnuas.fixed_delay"})
+    EXPECT_NE(r.out.find(t), std::string::npos) << t;
+  r = run_cnuas("describe cnuas.pipe");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("bandwidth"), std::string::npos);
+}
+
+}  // namespace cnuas

@@ -1,0 +1,171 @@
+// End to end: the shipped platforms run, the trace is totally ordered, lanes
+// never overlap, stats agree with the trace, and output is deterministic.
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "cli/cli_harness.h"
+
+namespace cnuas {
+using namespace testing_support;
+using nlohmann::json;
+
+static std::vector<std::string> shipped_platforms() {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::directory_iterator(source_path("platforms")))
+    if (entry.path().extension() == ".yaml") out.push_back(entry.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+static std::string run_to(const std::string& platform, const std::string& dir, const std::string& extra = "") {
+  std::string plugin = std::string(" --plugin ") + CNUAS_EXAMPLE_PLUGIN;
+  CommandResult r = run_cnuas("run " + platform + " --out " + dir + plugin + " " + extra);
+  EXPECT_EQ(r.exit_code, 0) << platform << "\n" << r.err;
+  return dir;
+}
+
+static void check_trace(const std::string& path, const std::string& platform_name) {
+  auto lines = read_jsonl(path);
+  ASSERT_FALSE(lines.empty());
+  const json& header = lines[0];
+  EXPECT_EQ(header["format"], "cnuas-trace");
+  EXPECT_EQ(header["version"], 1);
+  EXPECT_EQ(header["platform"], platform_name);
+  EXPECT_EQ(header["class"], "analytic");
+  EXPECT_EQ(header["events"].get<size_t>(), lines.size() - 1);
+  std::set<std::uint64_t> seqs;
+  std::map<std::pair<std::string, int>, std::vector<std::pair<std::uint64_t, std::uint64_t>>> busy;
+  std::uint64_t last_t = 0, last_seq = 0;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const json& e = lines[i];
+    for (const char* key : {"t_ps", "seq", "op", "stage", "component", "lane", "ready_ps", "start_ps", "end_ps",
+                            "dims", "class"})
+      ASSERT_TRUE(e.contains(key)) << key << " missing in " << e.dump();
+    const std::uint64_t t = e["t_ps"], seq = e["seq"];
+    EXPECT_EQ(t, e["start_ps"].get<std::uint64_t>());
+    EXPECT_LE(e["ready_ps"].get<std::uint64_t>(), e["start_ps"].get<std::uint64_t>());
+    EXPECT_LE(e["start_ps"].get<std::uint64_t>(), e["end_ps"].get<std::uint64_t>());
+    if (i > 1) {
+      EXPECT_TRUE(t > last_t || (t == last_t && seq > last_seq)) << "trace not ordered at line " << i;
+    }
+    EXPECT_TRUE(seqs.insert(seq).second) << "duplicate seq " << seq;
+    last_t = t;
+    last_seq = seq;
+    busy[{e["component"], e["lane"]}].emplace_back(e["start_ps"], e["end_ps"]);
+  }
+  for (auto& [lane, intervals] : busy) {
+    std::sort(intervals.begin(), intervals.end());
+    for (size_t i = 1; i < intervals.size(); ++i)
+      EXPECT_LE(intervals[i - 1].second, intervals[i].first) << lane.first << " lane " << lane.second << " overlaps";
+  }
+}
+
+TEST(Run, EveryShippedPlatformRunsWithOrderedNonOverlappingTrace) {
+  auto platforms = shipped_platforms();
+  ASSERT_GE(platforms.size(), 2u);
+  int i = 0;
+  for (const auto& p : platforms) {
+    SCOPED_TRACE(p);
+    std::string dir = run_to(p, scratch_dir() + "/shipped" + std::to_string(i++));
+    auto lines = read_jsonl(dir + "/trace.jsonl");
+    ASSERT_FALSE(lines.empty());
+    std::string name = lines[0]["platform"];
+    check_trace(dir + "/trace.jsonl", name);
+  }
+}
+
+TEST(Run, DefaultRunWritesSummaryAndAllOutputs) {
+  std::string dir = scratch_dir() + "/default";
+  std::filesystem::create_directories(dir);
+  CommandResult r = run_cnuas("run --out " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("simulated time"), std::string::npos);
+  EXPECT_NE(r.out.find("[analytic]"), std::string::npos);
+  for (const char* f : {"trace.jsonl", "trace.perfetto.json", "waves.vcd", "stats.json"})
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + f)) << f;
+  check_trace(dir + "/trace.jsonl", "default");
+}
+
+TEST(Run, SameInputsGiveByteIdenticalOutputs) {
+  std::string a = run_to(source_path("platforms/default.yaml"), scratch_dir() + "/det_a");
+  std::string b = run_to(source_path("platforms/default.yaml"), scratch_dir() + "/det_b");
+  for (const char* f : {"trace.jsonl", "trace.perfetto.json", "waves.vcd", "stats.json"}) {
+    std::string x = read_file(a + "/" + f), y = read_file(b + "/" + f);
+    EXPECT_FALSE(x.empty()) << f;
+    EXPECT_EQ(x, y) << f << " differs between identical runs";
+  }
+}
+
+TEST(Run, StatsAgreeWithTheTrace) {
+  std::string dir = run_to(source_path("platforms/default.yaml"), scratch_dir() + "/stats");
+  auto lines = read_jsonl(dir + "/trace.jsonl");
+  json stats = json::parse(read_file(dir + "/stats.json"));
+  EXPECT_EQ(stats["class"], "analytic");
+  std::map<std::string, std::uint64_t> busy, count, max_wait;
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> op_span;  // min ready, max end
+  std::uint64_t makespan = 0;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const json& e = lines[i];
+    std::string c = e["component"];
+    std::uint64_t start = e["start_ps"], end = e["end_ps"], ready = e["ready_ps"];
+    busy[c] += end - start;
+    ++count[c];
+    max_wait[c] = std::max(max_wait[c], start - ready);
+    makespan = std::max(makespan, end);
+    auto& span = op_span.try_emplace(e["op"], ready, end).first->second;
+    span.first = std::min(span.first, ready);
+    span.second = std::max(span.second, end);
+  }
+  EXPECT_EQ(stats["makespan_ps"].get<std::uint64_t>(), makespan);
+  for (auto& [c, b] : busy) {
+    EXPECT_EQ(stats["elements"][c]["busy_ps"].get<std::uint64_t>(), b) << c;
+    EXPECT_EQ(stats["elements"][c]["stages"].get<std::uint64_t>(), count[c]) << c;
+    EXPECT_EQ(stats["elements"][c]["queue_wait_ps"]["max"].get<std::uint64_t>(), max_wait[c]) << c;
+  }
+  for (auto& [op, span] : op_span)
+    EXPECT_EQ(stats["operations"][op]["latency_ps"].get<std::uint64_t>(), span.second - span.first) << op;
+}
+
+TEST(Run, PerfettoExportHasOneTrackPerComponentLane) {
+  std::string dir = run_to(source_path("platforms/default.yaml"), scratch_dir() + "/perfetto");
+  json p = json::parse(read_file(dir + "/trace.perfetto.json"));
+  size_t slices = 0, threads = 0;
+  for (const json& e : p["traceEvents"]) {
+    if (e["ph"] == "X") ++slices;
+    if (e["ph"] == "M" && e["name"] == "thread_name") ++threads;
+  }
+  EXPECT_EQ(slices, read_jsonl(dir + "/trace.jsonl").size() - 1);
+  EXPECT_EQ(threads, 1u + 1u + 8u + 4u);  // host, pcie, 8 hbm banks, 4 sm lanes
+}
+
+TEST(Run, VcdConvertsWithGtkwaveTools) {
+  std::string dir = run_to(source_path("platforms/default.yaml"), scratch_dir() + "/vcd");
+  std::string vcd = read_file(dir + "/waves.vcd");
+  EXPECT_NE(vcd.find("$timescale"), std::string::npos);
+  EXPECT_NE(vcd.find("1 ps"), std::string::npos);
+  EXPECT_NE(vcd.find("lane0_busy"), std::string::npos);
+  EXPECT_NE(vcd.find("queue_depth"), std::string::npos);
+  std::string command = "vcd2fst " + dir + "/waves.vcd " + dir + "/waves.fst >" + dir + "/vcd2fst.log 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << read_file(dir + "/vcd2fst.log");
+  EXPECT_GT(std::filesystem::file_size(dir + "/waves.fst"), 0u);
+}
+
+TEST(Run, CommandLineSetChangesTheModel) {
+  std::string base = run_to(source_path("platforms/default.yaml"), scratch_dir() + "/set_a");
+  std::string fast = run_to(source_path("platforms/default.yaml"), scratch_dir() + "/set_b",
+                            "--set 'pcie.bandwidth=63 GB/s'");
+  auto first_pcie = [](const std::string& dir) {
+    for (const json& e : read_jsonl(dir + "/trace.jsonl"))
+      if (e.contains("component") && e["component"] == "default.pcie")
+        return e["end_ps"].get<std::uint64_t>() - e["start_ps"].get<std::uint64_t>();
+    return std::uint64_t{0};
+  };
+  // 16 MiB: 500 ns + 16777216 B / 31.5 GB/s = 533110032 ps (rounded up) vs / 63 GB/s = 266805016 ps.
+  EXPECT_EQ(first_pcie(base), 533'110'032u);
+  EXPECT_EQ(first_pcie(fast), 266'805'016u);
+}
+
+}  // namespace cnuas

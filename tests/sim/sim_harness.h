@@ -1,0 +1,98 @@
+// Building blocks for simulation tests: elements made directly from field
+// values, and an initiator that sends operations at chosen times.
+// Each test runs in its own process (gtest_discover_tests), as SystemC
+// elaborates only once per process.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <systemc>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+
+#include "core/profile.h"
+#include "core/run_context.h"
+#include "core/element.h"
+
+namespace cnuas::testing_support {
+
+template <class Model>
+std::unique_ptr<Model> make_element(const char* name, const std::map<std::string, std::string>& fields) {
+  RunContext::current().scheduler();  // the shared calendar comes first
+  RawValues values;
+  for (const auto& [k, v] : fields) values[k] = {v, {}};
+  return std::make_unique<Model>(name, resolve_params(Model::schema(), values, name, {}));
+}
+
+// An operation along `path`; `out_ports[k]` is the port of path[k].out towards path[k+1].
+inline Operation& make_operation(const std::string& name, WorkDims dims, StageMode mode, std::vector<Element*> path,
+                                 std::vector<std::uint32_t> out_ports = {}) {
+  auto op = std::make_unique<Operation>();
+  op->name = name;
+  op->dims = dims;
+  op->mode = mode;
+  op->path = std::move(path);
+  op->out_port = out_ports.empty() ? std::vector<std::uint32_t>(op->path.size(), 0) : out_ports;
+  op->in_port.assign(op->path.size(), 0);
+  auto* ext = new OperationExtension;
+  ext->operation = op.get();
+  op->payload.set_extension(ext);
+  return RunContext::current().add_operation(std::move(op));
+}
+
+inline WorkDims bytes(std::uint64_t n) {
+  WorkDims d;
+  d.set(WorkDim::Bytes, n);
+  return d;
+}
+
+// Sends each planned operation at `send_at_ps` with `ready_at_ps - send_at_ps` as annotated delay.
+class TestInitiator : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_initiator_socket<TestInitiator, 32, tlm::tlm_base_protocol_types, 0,
+                                                sc_core::SC_ZERO_OR_MORE_BOUND>
+      out;
+  std::map<std::string, std::uint64_t> completed_ps;
+
+  SC_HAS_PROCESS(TestInitiator);
+  explicit TestInitiator(sc_core::sc_module_name name) : sc_module(name), out("out") {
+    out.register_nb_transport_bw(this, &TestInitiator::nb_transport_bw);
+    SC_THREAD(run);
+  }
+  void plan(std::uint64_t send_at_ps, Operation& op, std::uint64_t ready_at_ps, std::uint32_t port = 0) {
+    plan_.emplace_back(send_at_ps, &op, ready_at_ps, port);
+  }
+
+ private:
+  void run() {
+    for (auto& [send_at, op, ready_at, port] : plan_) {
+      const std::uint64_t now = sc_core::sc_time_stamp().value();
+      if (send_at > now) wait(sc_core::sc_time::from_value(send_at - now));
+      op->ready_ps = op->end_ps = ready_at;
+      tlm::tlm_phase phase = tlm::BEGIN_REQ;
+      sc_core::sc_time delay = sc_core::sc_time::from_value(ready_at - send_at);
+      out[static_cast<int>(port)]->nb_transport_fw(op->payload, phase, delay);
+    }
+  }
+  tlm::tlm_sync_enum nb_transport_bw(int, tlm::tlm_generic_payload& trans, tlm::tlm_phase&, sc_core::sc_time& delay) {
+    const Operation& op = *trans.get_extension<OperationExtension>()->operation;
+    completed_ps[op.name] = sc_core::sc_time_stamp().value() + delay.value();
+    return tlm::TLM_COMPLETED;
+  }
+  std::vector<std::tuple<std::uint64_t, Operation*, std::uint64_t, std::uint32_t>> plan_;
+};
+
+// The booked stages of one operation, in booking order.
+inline std::vector<StageEvent> stages_of(const std::string& op_name) {
+  std::vector<StageEvent> out;
+  const auto& ops = RunContext::current().operations();
+  for (const StageEvent& e : RunContext::current().trace().events())
+    if (ops[e.op]->name == op_name) out.push_back(e);
+  return out;
+}
+
+}  // namespace cnuas::testing_support

@@ -1,0 +1,85 @@
+#include <gtest/gtest.h>
+
+#include "core/platform.h"
+#include "test_files.h"
+
+namespace cnuas {
+using namespace testing_support;
+
+static PlatformDesc load(const std::string& text, const std::string& name = "p.yaml") {
+  return load_platform(load_yaml_file(write_file(name, text)));
+}
+
+static std::string error_of(const std::string& text) {
+  try {
+    load(text, "bad.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Platform, ReplicationAndWildcardConnections) {
+  PlatformDesc p = load(
+      "platform: t\n"
+      "elements:\n"
+      "  - {name: sw, type: cnuas.fixed_delay, set: {delay: 100 ns}}\n"
+      "  - {name: gpu, type: cnuas.compute, count: 3, set: {rate: 1 TFLOP/s}}\n"
+      "connections:\n"
+      "  - gpu[*] <-> sw\n");
+  ASSERT_EQ(p.elements.size(), 4u);
+  EXPECT_EQ(p.elements[3].name, "gpu[2]");
+  ASSERT_EQ(p.connections.size(), 6u);
+  EXPECT_EQ(p.connections[0].from, "gpu[0]");
+  EXPECT_EQ(p.connections[1].from, "sw");
+  EXPECT_EQ(p.connections[1].to, "gpu[0]");
+}
+
+TEST(Platform, IncludesAreRefinedByLaterEntries) {
+  write_file("common.yaml",
+             "elements:\n  - {name: link, type: cnuas.pipe, set: {bandwidth: 10 GB/s, latency: 5 ns}}\n");
+  PlatformDesc p = load(
+      "platform: t\ninclude: [common.yaml]\n"
+      "elements:\n  - {name: link, type: cnuas.pipe, set: {latency: 7 ns}}\n");
+  ASSERT_EQ(p.elements.size(), 1u);
+  EXPECT_EQ(p.elements[0].values.at("bandwidth").text, "10 GB/s");
+  EXPECT_EQ(p.elements[0].values.at("latency").text, "7 ns");
+}
+
+TEST(Platform, ProfilesAreReferencedRelativeToThePlatform) {
+  write_file("profiles/link.yaml", "type: cnuas.pipe\nbandwidth: 50 GB/s\n");
+  PlatformDesc p = load("platform: t\nelements:\n  - {name: l, profile: profiles/link.yaml, set: {lanes: 2}}\n");
+  EXPECT_EQ(p.elements[0].type, "cnuas.pipe");
+  EXPECT_EQ(p.elements[0].values.at("lanes").text, "2");
+}
+
+TEST(Platform, ErrorsCarryLocations) {
+  std::string e = error_of("platform: t\nelements:\n  - {name: a, type: cnuas.pipe, sett: {}}\n");
+  EXPECT_NE(e.find("bad.yaml:3:"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'set'"), std::string::npos) << e;
+
+  e = error_of("platform: t\nelements:\n  - {name: a, type: cnuas.fixed_delay, set: {delay: 1 ns}}\n"
+               "connections:\n  - a -> b\n");
+  EXPECT_NE(e.find("bad.yaml:5:5"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown element 'b'"), std::string::npos) << e;
+
+  e = error_of("platform: t\nelements:\n  - {name: a, type: cnuas.pipe, set: {bandwith: 1 GB/s}}\n");
+  EXPECT_NE(e.find("did you mean 'bandwidth'"), std::string::npos) << e;
+
+  e = error_of("platform: t\nelements: [\n");
+  EXPECT_NE(e.find("YAML syntax error"), std::string::npos) << e;
+}
+
+TEST(Platform, CommandLineOverrides) {
+  PlatformDesc p = load(
+      "platform: t\nelements:\n  - {name: g, type: cnuas.compute, count: 2, set: {rate: 1 TFLOP/s}}\n");
+  apply_override(p, "g[*].lanes=4");
+  apply_override(p, "g[1].rate=2 TFLOP/s");
+  EXPECT_EQ(p.elements[0].values.at("lanes").text, "4");
+  EXPECT_EQ(p.elements[1].values.at("rate").text, "2 TFLOP/s");
+  EXPECT_THROW(apply_override(p, "g[0].lane=4"), InputError);
+  EXPECT_THROW(apply_override(p, "h.lanes=4"), InputError);
+  EXPECT_THROW(apply_override(p, "nonsense"), InputError);
+}
+
+}  // namespace cnuas
