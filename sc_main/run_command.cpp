@@ -22,7 +22,8 @@ int run_command(const std::vector<std::string>& args) {
       "stats", po::value(&options.stats_path), "write statistics as JSON")(
       "out,o", po::value(&out_dir), "write trace.jsonl, trace.perfetto.json, waves.vcd, stats.json to DIR")(
       "set", po::value(&options.sets)->composing(), "override a field: ELEMENT.FIELD=VALUE (repeatable)")(
-      "plugin", po::value(&options.plugins)->composing(), "load a model plugin LIB.so (repeatable)");
+      "plugin", po::value(&options.plugins)->composing(), "load a model plugin LIB.so (repeatable)")(
+      "no-lookahead", "wake SystemC at every ready time instead of booking ahead (same results, slower)");
   po::options_description hidden;
   hidden.add_options()("platform", po::value(&options.platform_file));
   po::options_description all;
@@ -32,6 +33,7 @@ int run_command(const std::vector<std::string>& args) {
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
   po::notify(vm);
+  options.lookahead = vm.count("no-lookahead") == 0;
   if (vm.count("help")) {
     std::cout << opts << "\nWith no PLATFORM the embedded default platform runs and writes its outputs to "
                          "cnuas-out/ unless output options are given.\n";

@@ -19,8 +19,7 @@ const Schema& BankedMemory::schema() {
 
 BankedMemory::BankedMemory(sc_core::sc_module_name name, const ParamSet& params)
     : Element(name, params, static_cast<std::uint32_t>(params.integer("banks"))),
-      access_ps_(params.quantity("access_latency")),
-      ps_per_byte_(Rational(8) * ps_per_second() / params.quantity("bank_bandwidth")),
+      cost_(params.quantity("access_latency"), Rational(8) * ps_per_second() / params.quantity("bank_bandwidth")),
       banks_(static_cast<std::uint32_t>(params.integer("banks"))) {
   Rational bytes = params.quantity("interleave") / Rational(8);
   if (!bytes.is_integer())
@@ -30,7 +29,7 @@ BankedMemory::BankedMemory(sc_core::sc_module_name name, const ParamSet& params)
 }
 
 std::uint64_t BankedMemory::service_ps(const Operation& op) {
-  return (access_ps_ + Rational(op.dims.get(WorkDim::Bytes)) * ps_per_byte_).ceil_u64();
+  return cost_.ceil_at(op.dims.get(WorkDim::Bytes));
 }
 
 std::optional<std::uint32_t> BankedMemory::pinned_lane(const Operation& op) const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/element.h"
+#include "core/linear_cost.h"
 
 namespace cnuas {
 
@@ -14,8 +15,7 @@ class BankedMemory : public Element {
   std::optional<std::uint32_t> pinned_lane(const Operation& op) const override;
 
  private:
-  Rational access_ps_;
-  Rational ps_per_byte_;
+  LinearCost cost_;
   std::uint64_t interleave_bytes_;
   std::uint32_t banks_;
 };

@@ -15,11 +15,10 @@ const Schema& Compute::schema() {
 
 Compute::Compute(sc_core::sc_module_name name, const ParamSet& params)
     : Element(name, params, static_cast<std::uint32_t>(params.integer("lanes"))),
-      overhead_ps_(params.quantity("overhead")),
-      ps_per_flop_(ps_per_second() / params.quantity("rate")) {}
+      cost_(params.quantity("overhead"), ps_per_second() / params.quantity("rate")) {}
 
 std::uint64_t Compute::service_ps(const Operation& op) {
-  return (overhead_ps_ + Rational(op.dims.get(WorkDim::Flops)) * ps_per_flop_).ceil_u64();
+  return cost_.ceil_at(op.dims.get(WorkDim::Flops));
 }
 
 CNUAS_REGISTER_MODEL(Compute);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/element.h"
+#include "core/linear_cost.h"
 
 namespace cnuas {
 
@@ -13,8 +14,7 @@ class Compute : public Element {
   std::uint64_t service_ps(const Operation& op) override;
 
  private:
-  Rational overhead_ps_;
-  Rational ps_per_flop_;
+  LinearCost cost_;
 };
 
 }  // namespace cnuas

@@ -15,11 +15,10 @@ const Schema& Pipe::schema() {
 
 Pipe::Pipe(sc_core::sc_module_name name, const ParamSet& params)
     : Element(name, params, static_cast<std::uint32_t>(params.integer("lanes"))),
-      latency_ps_(params.quantity("latency")),
-      ps_per_byte_(Rational(8) * ps_per_second() / params.quantity("bandwidth")) {}
+      cost_(params.quantity("latency"), Rational(8) * ps_per_second() / params.quantity("bandwidth")) {}
 
 std::uint64_t Pipe::service_ps(const Operation& op) {
-  return (latency_ps_ + Rational(op.dims.get(WorkDim::Bytes)) * ps_per_byte_).ceil_u64();
+  return cost_.ceil_at(op.dims.get(WorkDim::Bytes));
 }
 
 CNUAS_REGISTER_MODEL(Pipe);

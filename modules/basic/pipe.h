@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/element.h"
+#include "core/linear_cost.h"
 
 namespace cnuas {
 
@@ -13,8 +14,7 @@ class Pipe : public Element {
   std::uint64_t service_ps(const Operation& op) override;
 
  private:
-  Rational latency_ps_;
-  Rational ps_per_byte_;
+  LinearCost cost_;
 };
 
 }  // namespace cnuas

@@ -3,12 +3,13 @@
 #include <algorithm>
 
 #include "core/element.h"
+#include "core/run_context.h"
 #include "core/scheduler.h"
 
 namespace cnuas {
 
 WorkloadDriver::WorkloadDriver(sc_core::sc_module_name name, std::vector<OperationGroup> groups)
-    : sc_module(name), out("out"), groups_(std::move(groups)) {
+    : sc_module(name), out("out"), groups_(std::move(groups)), payloads_(RunContext::current().payloads()) {
   out.register_nb_transport_bw(this, &WorkloadDriver::nb_transport_bw);
   for (std::uint32_t g = 0; g < groups_.size(); ++g) {
     groups_[g].waiting_for = static_cast<std::uint32_t>(groups_[g].after.size());
@@ -47,16 +48,17 @@ void WorkloadDriver::release(std::uint32_t g) {
 void WorkloadDriver::inject(Operation& op, std::uint64_t ready_ps) {
   op.ready_ps = ready_ps;
   op.end_ps = ready_ps;
-  op.payload.get_extension<OperationExtension>()->next_stage = 0;
+  tlm::tlm_generic_payload& payload = payloads_.acquire(op);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_core::sc_time delay = sc_core::sc_time::from_value(ready_ps - now_ps());
-  out[static_cast<int>(op.path.front()->index())]->nb_transport_fw(op.payload, phase, delay);
+  out[static_cast<int>(op.route->path.front()->index())]->nb_transport_fw(payload, phase, delay);
 }
 
 tlm::tlm_sync_enum WorkloadDriver::nb_transport_bw(int, tlm::tlm_generic_payload& trans, tlm::tlm_phase&,
                                                    sc_core::sc_time& delay) {
   Operation& op = *trans.get_extension<OperationExtension>()->operation;
   const std::uint64_t done_ps = now_ps() + delay.value();
+  payloads_.release(op);
   ++completed_;
   const std::uint32_t g = group_of_[op.index];
   OperationGroup& group = groups_[g];

@@ -55,6 +55,7 @@ class WorkloadDriver : public sc_core::sc_module {
   std::vector<OperationGroup> groups_;
   std::vector<std::uint32_t> group_of_;  // by operation index
   std::vector<std::uint32_t> position_;  // repetition number by operation index
+  PayloadPool& payloads_;
   std::uint64_t completed_ = 0;
   std::uint64_t total_ = 0;
 };

@@ -22,7 +22,7 @@ Element::Element(sc_core::sc_module_name name, const ParamSet& params, std::uint
   }
 }
 
-tlm::tlm_sync_enum Element::nb_transport_fw(int id, tlm::tlm_generic_payload& trans,
+tlm::tlm_sync_enum Element::nb_transport_fw(int, tlm::tlm_generic_payload& trans,
                                             tlm::tlm_phase& phase, sc_core::sc_time& delay) {
   auto* ext = trans.get_extension<OperationExtension>();
   if (phase != tlm::BEGIN_REQ || ext == nullptr || ext->operation == nullptr) {
@@ -31,22 +31,21 @@ tlm::tlm_sync_enum Element::nb_transport_fw(int id, tlm::tlm_generic_payload& tr
     return tlm::TLM_COMPLETED;
   }
   const std::uint32_t stage = ext->next_stage++;
-  context_.scheduler().enqueue(this, ext->operation, stage, static_cast<std::uint32_t>(id),
-                               now_ps() + delay.value());
+  context_.scheduler().enqueue(this, ext->operation, stage, now_ps() + delay.value());
   return tlm::TLM_ACCEPTED;
 }
 
-void Element::book_stage(Operation& op, std::uint32_t stage, std::uint32_t in_port,
-                         std::uint64_t ready_ps) {
+void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready_ps) {
   const std::uint64_t service = service_ps(op);
   std::optional<std::uint32_t> pin = pinned_lane(op);
   const Booking b = pin ? lanes_.book_pinned(*pin, ready_ps, service) : lanes_.book(ready_ps, service);
-  op.in_port[stage] = in_port;
   if (b.end_ps > op.end_ps) op.end_ps = b.end_ps;
+  // Queue waits come from the trace at the end; without a trace the element keeps them.
   if (context_.trace_enabled)
     context_.trace().record(op.index, index_, stage, b.lane, ready_ps, b.start_ps, b.end_ps, pin.has_value());
+  else
+    stats_.waits_ps.push_back(b.start_ps - ready_ps);
   ++stats_.stages;
-  stats_.waits_ps.push_back(b.start_ps - ready_ps);
   if (Waveforms* w = context_.waveforms()) {
     w->post(busy_signal_[b.lane], b.start_ps, +1);
     w->post(busy_signal_[b.lane], b.end_ps, -1);
@@ -58,12 +57,13 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint32_t in_po
   on_booked(op, b);
 
   const std::uint64_t now = now_ps();
-  if (stage + 1 < op.path.size()) {
+  const Route& route = *op.route;
+  if (stage + 1 < route.path.size()) {
     // Hand the operation on with the next stage's ready time as annotated delay.
     const std::uint64_t next_ready = op.mode == StageMode::Serial ? b.end_ps : ready_ps;
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
     sc_core::sc_time delay = sc_core::sc_time::from_value(next_ready - now);
-    out[static_cast<int>(op.out_port[stage])]->nb_transport_fw(op.payload, phase, delay);
+    out[static_cast<int>(route.out_port[stage])]->nb_transport_fw(*op.payload, phase, delay);
   } else {
     op.response_stage = stage;
     respond(op);
@@ -73,8 +73,8 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint32_t in_po
 void Element::respond(Operation& op) {
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   sc_core::sc_time delay = sc_core::sc_time::from_value(op.end_ps - now_ps());
-  op.payload.set_response_status(tlm::TLM_OK_RESPONSE);
-  in[static_cast<int>(op.in_port[op.response_stage])]->nb_transport_bw(op.payload, phase, delay);
+  op.payload->set_response_status(tlm::TLM_OK_RESPONSE);
+  in[static_cast<int>(op.route->in_port[op.response_stage])]->nb_transport_bw(*op.payload, phase, delay);
 }
 
 tlm::tlm_sync_enum Element::nb_transport_bw(int, tlm::tlm_generic_payload& trans, tlm::tlm_phase&,

@@ -28,7 +28,7 @@ class RunContext;
 
 struct ElementStats {
   std::uint64_t stages = 0;
-  std::vector<std::uint64_t> waits_ps;  // start - ready for every stage
+  std::vector<std::uint64_t> waits_ps;  // start - ready per stage, kept only when the trace is off
 };
 
 class Element : public sc_core::sc_module {
@@ -53,11 +53,15 @@ class Element : public sc_core::sc_module {
   virtual std::uint64_t service_ps(const Operation& op) = 0;
   // A lane fixed by the work (a bank by address); nullopt picks the earliest lane.
   virtual std::optional<std::uint32_t> pinned_lane(const Operation&) const { return std::nullopt; }
+  // Whether the scheduler may book this element's stages before simulated time
+  // reaches their ready time (when nothing else can happen in between). A model
+  // that reads sc_time_stamp() while booking must say no.
+  virtual bool allows_lookahead() const { return true; }
   // Hook for models that want to see every booking (power, internal state).
   virtual void on_booked(const Operation&, const Booking&) {}
 
   // Called by the scheduler when simulated time reaches the stage's ready time.
-  void book_stage(Operation& op, std::uint32_t stage, std::uint32_t in_port, std::uint64_t ready_ps);
+  void book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready_ps);
 
  protected:
   ParamSet params_;

@@ -23,6 +23,8 @@ class ForeignModel : public Element {
 
   ForeignModel(sc_core::sc_module_name name, const ParamSet& params, ForeignCreateFn create);
   std::uint64_t service_ps(const Operation& op) override;
+  // The foreign model may read sc_time_stamp() in b_transport: call it on time.
+  bool allows_lookahead() const override { return false; }
   sc_core::sc_module* model() const { return model_; }
 
  private:

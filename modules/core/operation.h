@@ -1,4 +1,4 @@
-// One operation instance in flight: its work, its path and where it has been.
+// One operation instance in flight: its work, its route and where it has been.
 #pragma once
 
 #include <cstdint>
@@ -19,18 +19,24 @@ enum class StageMode : std::uint8_t {
   Overlap,  // stages stream: all are ready together, the slowest decides the end
 };
 
+// The elements an operation crosses and the socket bindings between them;
+// shared by every repetition of a workload entry.
+struct Route {
+  std::vector<Element*> path;
+  std::vector<std::uint32_t> out_port;  // out_port[k]: binding of path[k].out leading to path[k+1]
+  std::vector<std::uint32_t> in_port;   // in_port[k]: binding of path[k].in it arrives by (0: the initiator)
+};
+
 struct Operation {
   std::string name;  // "h2d", or "h2d#3" for the fourth repetition
   std::uint32_t index = 0;
-  WorkDims dims;
   StageMode mode = StageMode::Serial;
-  std::vector<Element*> path;
-  std::vector<std::uint32_t> out_port;  // out_port[k]: port of path[k].out leading to path[k+1]
-  std::vector<std::uint32_t> in_port;   // in_port[k]: binding of path[k].in it arrived by
+  WorkDims dims;
+  const Route* route = nullptr;
   std::uint64_t ready_ps = 0;           // when its first stage became ready
   std::uint64_t end_ps = 0;             // latest stage end so far
   std::uint32_t response_stage = 0;     // walks back along the path on the response
-  tlm::tlm_generic_payload payload;     // carries an OperationExtension pointing here
+  tlm::tlm_generic_payload* payload = nullptr;  // held only while in flight
 };
 
 // Ties a TLM transaction to its operation and the stage it is heading for.
@@ -42,6 +48,18 @@ struct OperationExtension : tlm::tlm_extension<OperationExtension> {
   void copy_from(const tlm::tlm_extension_base& other) override {
     *this = static_cast<const OperationExtension&>(other);
   }
+};
+
+// Payloads for operations in flight, reused in LIFO order so that the ones in
+// use stay in cache (the role of a TLM memory manager).
+class PayloadPool {
+ public:
+  tlm::tlm_generic_payload& acquire(Operation& op);
+  void release(Operation& op);
+
+ private:
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> all_;
+  std::vector<tlm::tlm_generic_payload*> free_;
 };
 
 }  // namespace cnuas

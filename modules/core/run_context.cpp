@@ -26,11 +26,16 @@ std::uint32_t RunContext::add_component(Element* element) {
   return static_cast<std::uint32_t>(elements_.size() - 1);
 }
 
-Operation& RunContext::add_operation(std::unique_ptr<Operation> op) {
-  op->index = static_cast<std::uint32_t>(operations_.size());
-  operation_ptrs_.push_back(op.get());
+Operation& RunContext::add_operation(Operation op) {
+  op.index = static_cast<std::uint32_t>(operations_.size());
   operations_.push_back(std::move(op));
-  return *operations_.back();
+  operation_ptrs_.push_back(&operations_.back());
+  return operations_.back();
+}
+
+const Route& RunContext::add_route(Route route) {
+  routes_.push_back(std::make_unique<Route>(std::move(route)));
+  return *routes_.back();
 }
 
 }  // namespace cnuas

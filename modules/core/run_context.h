@@ -3,6 +3,7 @@
 // per process and elements reach it through RunContext::current().
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@ class RunContext {
 
   Scheduler& scheduler();
   TraceSink& trace() { return trace_; }
+  const TraceSink& trace() const { return trace_; }
   Waveforms* waveforms() { return waveforms_; }
   void enable_waveforms(const std::string& vcd_path);
 
@@ -30,8 +32,12 @@ class RunContext {
   const std::vector<std::string>& component_names() const { return component_names_; }
   const std::vector<std::uint32_t>& component_lanes() const { return component_lanes_; }
 
-  Operation& add_operation(std::unique_ptr<Operation> op);
+  // Operations are stored contiguously (a deque keeps their addresses stable), so
+  // that consecutive ones share cache lines.
+  Operation& add_operation(Operation op);
   const std::vector<Operation*>& operations() const { return operation_ptrs_; }
+  const Route& add_route(Route route);
+  PayloadPool& payloads() { return payloads_; }
 
   TraceHeader header;
   bool trace_enabled = true;
@@ -45,8 +51,10 @@ class RunContext {
   std::vector<Element*> elements_;
   std::vector<std::string> component_names_;
   std::vector<std::uint32_t> component_lanes_;
-  std::vector<std::unique_ptr<Operation>> operations_;
+  std::deque<Operation> operations_;
   std::vector<Operation*> operation_ptrs_;
+  std::vector<std::unique_ptr<Route>> routes_;
+  PayloadPool payloads_;
 };
 
 }  // namespace cnuas

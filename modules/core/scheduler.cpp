@@ -12,9 +12,8 @@ Scheduler::Scheduler(sc_core::sc_module_name name) : sc_module(name) {
   dont_initialize();
 }
 
-void Scheduler::enqueue(Element* element, Operation* op, std::uint32_t stage,
-                        std::uint32_t in_port, std::uint64_t ready_ps) {
-  heap_.push_back({ready_ps, arrivals_++, element, op, stage, in_port});
+void Scheduler::enqueue(Element* element, Operation* op, std::uint32_t stage, std::uint64_t ready_ps) {
+  heap_.push_back({ready_ps, arrivals_++, element, op, stage});
   std::push_heap(heap_.begin(), heap_.end(), Later{});
   if (!dispatching_ && ready_ps < armed_for_) arm(now_ps());
 }
@@ -24,17 +23,43 @@ void Scheduler::arm(std::uint64_t now) {
   wake_.notify(sc_core::sc_time::from_value(armed_for_ - now));
 }
 
+// The earliest time at which any other SystemC process could run and deliver a
+// request: nothing can arrive before it, so bookings up to it are final.
+std::uint64_t Scheduler::horizon(std::uint64_t now) const {
+  if (!lookahead_) return now + 1;
+  // Zero when something is runnable now; the end of time when nothing is pending.
+  const std::uint64_t gap = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext()).value();
+  if (gap == 0) return now + 1;
+  return gap >= UINT64_MAX - now ? UINT64_MAX : now + gap;
+}
+
 void Scheduler::dispatch() {
   ++wakeups_;
   const std::uint64_t now = now_ps();
   armed_for_ = UINT64_MAX;
   dispatching_ = true;
-  // Booking may enqueue more stages ready now (overlap mode); they join this loop.
-  while (!heap_.empty() && heap_.front().ready_ps <= now) {
+  // Conservative lookahead: a stage ready after `now` is booked right away when
+  // no other process has activity pending before its ready time, so no request
+  // can still arrive ahead of it. Results are the same as waking at each ready
+  // time; only the SystemC wake-ups are saved. Booking may enqueue more stages
+  // (the next hop, the next operation); they join this loop in order.
+  std::uint64_t limit = now + 1;       // entries ready before this are safe to book
+  std::uint64_t checked_for = now;     // the ready time the limit was last computed for
+  while (!heap_.empty()) {
+    const Entry& top = heap_.front();
+    if (top.ready_ps > now) {
+      if (!top.element->allows_lookahead()) break;
+      // Bookings may have created SystemC activity; look again at each new time.
+      if (top.ready_ps != checked_for) {
+        limit = horizon(now);
+        checked_for = top.ready_ps;
+      }
+      if (top.ready_ps >= limit) break;
+    }
     std::pop_heap(heap_.begin(), heap_.end(), Later{});
     Entry e = heap_.back();
     heap_.pop_back();
-    e.element->book_stage(*e.op, e.stage, e.in_port, e.ready_ps);
+    e.element->book_stage(*e.op, static_cast<std::uint32_t>(e.stage), e.ready_ps);
   }
   dispatching_ = false;
   if (!heap_.empty()) arm(now);

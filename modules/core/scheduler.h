@@ -23,10 +23,12 @@ class Scheduler : public sc_core::sc_module {
   SC_HAS_PROCESS(Scheduler);
   explicit Scheduler(sc_core::sc_module_name name);
 
-  void enqueue(Element* element, Operation* op, std::uint32_t stage, std::uint32_t in_port,
-               std::uint64_t ready_ps);
+  void enqueue(Element* element, Operation* op, std::uint32_t stage, std::uint64_t ready_ps);
   std::size_t pending() const { return heap_.size(); }
   std::uint64_t wakeups() const { return wakeups_; }
+  // Lookahead is on by default; turning it off wakes SystemC at every ready time
+  // (the results are identical; tests compare both).
+  void set_lookahead(bool on) { lookahead_ = on; }
 
  private:
   struct Entry {
@@ -34,8 +36,7 @@ class Scheduler : public sc_core::sc_module {
     std::uint64_t arrival;
     Element* element;
     Operation* op;
-    std::uint32_t stage;
-    std::uint32_t in_port;
+    std::uint64_t stage;
   };
   struct Later {
     bool operator()(const Entry& a, const Entry& b) const {
@@ -45,12 +46,14 @@ class Scheduler : public sc_core::sc_module {
 
   void dispatch();
   void arm(std::uint64_t now_ps);
+  std::uint64_t horizon(std::uint64_t now_ps) const;
 
   std::vector<Entry> heap_;
   std::uint64_t arrivals_ = 0;
   std::uint64_t armed_for_ = UINT64_MAX;  // ready time the wake event is set for
   std::uint64_t wakeups_ = 0;
   bool dispatching_ = false;
+  bool lookahead_ = true;
   sc_core::sc_event wake_;
 };
 

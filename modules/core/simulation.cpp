@@ -21,11 +21,12 @@ PlatformModule::PlatformModule(sc_core::sc_module_name name, const PlatformDesc&
     names_.push_back(inst.name);
   }
   ports_.resize(elements_.size());
+  in_bindings_.assign(elements_.size(), 0);
   for (const Connection& c : desc.connections) {
     const std::size_t from = position(c.from);
     Element& to = element(c.to);
     // multi_passthrough sockets number their bindings in binding order.
-    ports_[from].emplace_back(&to, static_cast<std::uint32_t>(ports_[from].size()));
+    ports_[from].push_back({&to, static_cast<std::uint32_t>(ports_[from].size()), in_bindings_[position(c.to)]++});
     elements_[from]->out.bind(to.in);
   }
 }
@@ -40,10 +41,15 @@ Element& PlatformModule::element(const std::string& instance_name) const {
   return *elements_[position(instance_name)];
 }
 
-std::uint32_t PlatformModule::out_port(const Element* from, const Element* to) const {
-  for (const auto& [target, port] : ports_[position(std::string(from->basename()))])
-    if (target == to) return port;
+const PlatformModule::Port& PlatformModule::port(const Element* from, const Element* to) const {
+  for (const Port& p : ports_[position(std::string(from->basename()))])
+    if (p.target == to) return p;
   throw std::logic_error(fmt::format("no connection {} -> {}", from->name(), to->name()));
+}
+
+std::uint32_t PlatformModule::driver_in_port(const Element* e) const {
+  // Bound after every connection into e.
+  return in_bindings_[position(std::string(e->basename()))];
 }
 
 }  // namespace cnuas
@@ -77,7 +83,7 @@ void Simulation::elaborate() {
   RunContext& context = RunContext::current();
   context.header.platform = platform_.name;
   context.header.workload = workload_.name;
-  context.scheduler();
+  context.scheduler().set_lookahead(options_.lookahead);
   if (!options_.vcd_path.empty()) context.enable_waveforms(options_.vcd_path);
   module_ = std::make_unique<PlatformModule>(platform_.name.c_str(), platform_);
 
@@ -88,20 +94,21 @@ void Simulation::elaborate() {
     group.start_ps = desc.start_ps;
     group.interval_ps = desc.interval_ps;
     group.periodic = desc.periodic;
+    Route route;
+    for (const auto& name : desc.path) route.path.push_back(&module_->element(name));
+    route.in_port.push_back(0);  // overwritten below: the driver's binding at the first element
+    for (std::size_t k = 0; k + 1 < route.path.size(); ++k) {
+      route.out_port.push_back(module_->out_port(route.path[k], route.path[k + 1]));
+      route.in_port.push_back(module_->in_port(route.path[k], route.path[k + 1]));
+    }
+    route.in_port[0] = module_->driver_in_port(route.path[0]);
+    const Route& shared_route = context.add_route(std::move(route));
     for (std::uint32_t i = 0; i < desc.repeat; ++i) {
-      auto op = std::make_unique<Operation>();
-      op->name = desc.repeat == 1 ? desc.name : fmt::format("{}#{}", desc.name, i);
-      op->dims = desc.dims;
-      op->mode = desc.mode;
-      for (const auto& name : desc.path) op->path.push_back(&module_->element(name));
-      for (std::size_t k = 0; k + 1 < op->path.size(); ++k)
-        op->out_port.push_back(module_->out_port(op->path[k], op->path[k + 1]));
-      op->in_port.assign(op->path.size(), 0);
-      auto* ext = new OperationExtension;
-      ext->operation = op.get();
-      op->payload.set_extension(ext);
-      op->payload.set_data_length(static_cast<unsigned>(std::min<std::uint64_t>(
-          op->dims.has(WorkDim::Bytes) ? op->dims.get(WorkDim::Bytes) : 0, UINT32_MAX)));
+      Operation op;
+      op.name = desc.repeat == 1 ? desc.name : fmt::format("{}#{}", desc.name, i);
+      op.dims = desc.dims;
+      op.mode = desc.mode;
+      op.route = &shared_route;
       group.instances.push_back(&context.add_operation(std::move(op)));
     }
     group_index[desc.name] = static_cast<std::uint32_t>(groups.size());
@@ -110,7 +117,7 @@ void Simulation::elaborate() {
   for (std::size_t g = 0; g < workload_.operations.size(); ++g)
     for (const auto& dep : workload_.operations[g].after) groups[g].after.push_back(group_index[dep]);
   driver_ = std::make_unique<WorkloadDriver>("driver", std::move(groups));
-  // The driver may start an operation at any element.
+  // The driver may start an operation at any element; it binds last, after every connection.
   for (Element* e : module_->elements()) driver_->out.bind(e->in);
 }
 
@@ -137,14 +144,14 @@ void Simulation::write_outputs() const {
   RunContext& context = RunContext::current();
   const TraceNames names{&context.component_names(), &context.component_lanes(), &context.operations()};
   if (!options_.trace_path.empty() || !options_.perfetto_path.empty()) {
-    const std::vector<StageEvent> ordered = context.trace().ordered();
+    const std::vector<std::uint64_t> ordered = context.trace().ordered();
     if (!options_.trace_path.empty()) {
       auto out = open_output(options_.trace_path);
-      write_trace_jsonl(out, context.header, ordered, names);
+      write_trace_jsonl(out, context.header, context.trace(), ordered, names);
     }
     if (!options_.perfetto_path.empty()) {
       auto out = open_output(options_.perfetto_path);
-      write_trace_perfetto(out, context.header, ordered, names);
+      write_trace_perfetto(out, context.header, context.trace(), ordered, names);
     }
   }
   if (!options_.stats_path.empty()) {

@@ -19,6 +19,7 @@ struct RunOptions {
   std::vector<std::string> sets;
   std::vector<std::string> plugins;
   std::string trace_path, perfetto_path, vcd_path, stats_path;
+  bool lookahead = true;  // off: wake SystemC at every ready time (same results, slower)
 };
 
 // The platform as SystemC modules: every element, bound by its connections.
@@ -27,15 +28,25 @@ class PlatformModule : public sc_core::sc_module {
   PlatformModule(sc_core::sc_module_name name, const PlatformDesc& desc);
   Element& element(const std::string& instance_name) const;
   const std::vector<Element*>& elements() const { return elements_; }
-  // Port of from.out leading to `to`.
-  std::uint32_t out_port(const Element* from, const Element* to) const;
+  // Binding of from.out leading to `to`, and of to.in it arrives by.
+  std::uint32_t out_port(const Element* from, const Element* to) const { return port(from, to).out; }
+  std::uint32_t in_port(const Element* from, const Element* to) const { return port(from, to).in; }
+  // Binding of e.in the workload driver uses (the driver binds after all connections).
+  std::uint32_t driver_in_port(const Element* e) const;
 
  private:
   std::size_t position(const std::string& instance_name) const;
   std::vector<Element*> elements_;
   std::vector<std::unique_ptr<Element>> owned_;
   std::vector<std::string> names_;
-  std::vector<std::vector<std::pair<const Element*, std::uint32_t>>> ports_;
+  struct Port {
+    const Element* target;
+    std::uint32_t out;
+    std::uint32_t in;
+  };
+  const Port& port(const Element* from, const Element* to) const;
+  std::vector<std::vector<Port>> ports_;
+  std::vector<std::uint32_t> in_bindings_;
 };
 
 class Simulation {

@@ -32,6 +32,17 @@ std::uint64_t makespan_ps(const RunContext& context) {
   return end;
 }
 
+std::vector<std::vector<std::uint64_t>> queue_waits(const RunContext& context) {
+  std::vector<std::vector<std::uint64_t>> waits(context.elements().size());
+  if (!context.trace_enabled) {
+    for (const Element* e : context.elements()) waits[e->index()] = e->stats().waits_ps;
+    return waits;
+  }
+  const TraceSink& trace = context.trace();
+  for (std::size_t i = 0; i < trace.size(); ++i) waits[trace[i].component].push_back(trace[i].start_ps - trace[i].ready_ps);
+  return waits;
+}
+
 void write_stats_json(std::ostream& out, const RunContext& context) {
   const std::uint64_t makespan = makespan_ps(context);
   auto ratio = [&](std::uint64_t busy) {
@@ -41,6 +52,7 @@ void write_stats_json(std::ostream& out, const RunContext& context) {
   auto put = [&](auto&&... args) { fmt::format_to(std::back_inserter(b), args...); };
   std::uint64_t stages = 0;
   for (const Element* e : context.elements()) stages += e->stats().stages;
+  const std::vector<std::vector<std::uint64_t>> waits = queue_waits(context);
   put("{{\n  \"format\": \"cnuas-stats\",\n  \"version\": 1,\n  \"class\": \"{}\",\n  \"time_unit\": \"ps\",\n"
       "  \"platform\": \"{}\",\n  \"workload\": \"{}\",\n  \"makespan_ps\": {},\n  \"stages\": {},\n"
       "  \"operations_count\": {},\n  \"elements\": {{",
@@ -56,7 +68,7 @@ void write_stats_json(std::ostream& out, const RunContext& context) {
       lane_text += fmt::format("{}{{\"lane\": {}, \"busy_ps\": {}, \"utilization\": {}}}", l ? ", " : "", l,
                                lanes.busy_ps(l), ratio(lanes.busy_ps(l)));
     }
-    WaitSummary w = summarize_waits(e->stats().waits_ps);
+    WaitSummary w = summarize_waits(waits[e->index()]);
     put("{}\n    \"{}\": {{\"type\": \"{}\", \"stages\": {}, \"busy_ps\": {}, \"utilization\": {}, "
         "\"queue_wait_ps\": {{\"mean\": {}, \"p50\": {}, \"p99\": {}, \"max\": {}}}, \"lanes\": [{}]}}",
         first ? "" : ",", e->name(), e->type(), e->stats().stages, busy,
@@ -70,7 +82,7 @@ void write_stats_json(std::ostream& out, const RunContext& context) {
   first = true;
   for (const Operation* op : context.operations()) {
     put("{}\n    \"{}\": {{\"ready_ps\": {}, \"end_ps\": {}, \"latency_ps\": {}, \"stages\": {}}}", first ? "" : ",",
-        op->name, op->ready_ps, op->end_ps, op->end_ps - op->ready_ps, op->path.size());
+        op->name, op->ready_ps, op->end_ps, op->end_ps - op->ready_ps, op->route->path.size());
     first = false;
   }
   put("\n  }}\n}}\n");

@@ -1,6 +1,10 @@
 #include "core/trace.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -8,12 +12,25 @@
 
 namespace cnuas {
 
-std::vector<StageEvent> TraceSink::ordered() const {
-  std::vector<StageEvent> out = events_;
-  std::sort(out.begin(), out.end(), [](const StageEvent& a, const StageEvent& b) {
-    return a.start_ps != b.start_ps ? a.start_ps < b.start_ps : a.seq < b.seq;
-  });
-  return out;
+TraceSink::~TraceSink() {
+  for (StageEvent* chunk : chunks_) std::free(chunk);
+}
+
+void TraceSink::add_chunk() {
+  void* memory = std::aligned_alloc(kChunkBytes, kChunkBytes);
+  if (memory == nullptr) throw std::bad_alloc();
+  madvise(memory, kChunkBytes, MADV_HUGEPAGE);  // a hint; plain pages work too
+  chunks_.push_back(static_cast<StageEvent*>(memory));
+  fill_ = 0;
+}
+
+std::vector<std::uint64_t> TraceSink::ordered() const {
+  std::vector<std::uint64_t> order(size_);
+  for (std::size_t i = 0; i < size_; ++i) order[i] = i;
+  // Booking order is nearly trace order already; a stable sort by start keeps seq order on ties.
+  std::stable_sort(order.begin(), order.end(),
+                   [this](std::uint64_t a, std::uint64_t b) { return (*this)[a].start_ps < (*this)[b].start_ps; });
+  return order;
 }
 
 std::string ps_to_us_text(std::uint64_t ps) {
@@ -31,19 +48,20 @@ static void append_dims(fmt::memory_buffer& buf, const WorkDims& dims) {
   buf.push_back('}');
 }
 
-void write_trace_jsonl(std::ostream& out, const TraceHeader& header,
-                       const std::vector<StageEvent>& ordered, const TraceNames& names) {
+void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const TraceSink& sink,
+                       const std::vector<std::uint64_t>& ordered, const TraceNames& names) {
   out << fmt::format(
       "{{\"format\":\"cnuas-trace\",\"version\":1,\"platform\":\"{}\",\"workload\":\"{}\","
       "\"time_unit\":\"ps\",\"class\":\"{}\",\"events\":{}}}\n",
       header.platform, header.workload, header.evidence_class, ordered.size());
   fmt::memory_buffer buf;
-  for (const auto& e : ordered) {
+  for (std::uint64_t seq : ordered) {
+    const StageEvent& e = sink[seq];
     const Operation& op = *(*names.operations)[e.op];
     fmt::format_to(std::back_inserter(buf),
                    "{{\"t_ps\":{},\"seq\":{},\"op\":\"{}\",\"stage\":{},\"component\":\"{}\","
                    "\"lane\":{},\"ready_ps\":{},\"start_ps\":{},\"end_ps\":{},\"dims\":",
-                   e.start_ps, e.seq, op.name, e.stage, (*names.components)[e.component], e.lane,
+                   e.start_ps, seq, op.name, e.stage, (*names.components)[e.component], e.lane,
                    e.ready_ps, e.start_ps, e.end_ps);
     append_dims(buf, op.dims);
     fmt::format_to(std::back_inserter(buf), "{},\"class\":\"{}\"}}\n",
@@ -56,8 +74,8 @@ void write_trace_jsonl(std::ostream& out, const TraceHeader& header,
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
 
-void write_trace_perfetto(std::ostream& out, const TraceHeader& header,
-                          const std::vector<StageEvent>& ordered, const TraceNames& names) {
+void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const TraceSink& sink,
+                          const std::vector<std::uint64_t>& ordered, const TraceNames& names) {
   fmt::memory_buffer buf;
   auto put = [&](auto&&... args) { fmt::format_to(std::back_inserter(buf), args...); };
   put("{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"platform\":\"{}\",\"class\":\"{}\"}},"
@@ -79,13 +97,14 @@ void write_trace_perfetto(std::ostream& out, const TraceHeader& header,
           c + 1, lane, lane);
     }
   }
-  for (const auto& e : ordered) {
+  for (std::uint64_t seq : ordered) {
     sep();
+    const StageEvent& e = sink[seq];
     const Operation& op = *(*names.operations)[e.op];
     put("{{\"ph\":\"X\",\"cat\":\"stage\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
         "\"args\":{{\"seq\":{},\"stage\":{},\"ready_ps\":{},\"start_ps\":{},\"end_ps\":{}{}}}}}\n",
         op.name, e.component + 1, e.lane, ps_to_us_text(e.start_ps),
-        ps_to_us_text(e.end_ps - e.start_ps), e.seq, e.stage, e.ready_ps, e.start_ps, e.end_ps,
+        ps_to_us_text(e.end_ps - e.start_ps), seq, e.stage, e.ready_ps, e.start_ps, e.end_ps,
         e.pinned ? ",\"pinned\":true" : "");
     if (buf.size() > (1 << 20)) {
       out.write(buf.data(), static_cast<std::streamsize>(buf.size()));

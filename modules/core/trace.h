@@ -14,15 +14,15 @@ namespace cnuas {
 
 struct Operation;
 
+// 40 bytes; the booking sequence number is the event's position in the sink.
 struct StageEvent {
-  std::uint64_t seq;  // booking order, unique in the run
   std::uint64_t ready_ps;
   std::uint64_t start_ps;
   std::uint64_t end_ps;
   std::uint32_t op;         // index into the run's operations
   std::uint32_t component;  // index into the run's components
   std::uint32_t stage;
-  std::uint32_t lane;
+  std::uint16_t lane;
   bool pinned;
 };
 
@@ -32,20 +32,36 @@ struct TraceHeader {
   std::string evidence_class = "analytic";
 };
 
+// Events live in 2 MiB chunks backed by transparent huge pages where the
+// kernel offers them: recording a stage never copies earlier events, and a
+// long run takes few page faults.
 class TraceSink {
  public:
-  void reserve(std::size_t n) { events_.reserve(n); }
+  TraceSink() = default;
+  TraceSink(const TraceSink&) = delete;
+  TraceSink& operator=(const TraceSink&) = delete;
+  ~TraceSink();
+
   void record(std::uint32_t op, std::uint32_t component, std::uint32_t stage, std::uint32_t lane,
               std::uint64_t ready_ps, std::uint64_t start_ps, std::uint64_t end_ps, bool pinned) {
-    events_.push_back({next_seq_++, ready_ps, start_ps, end_ps, op, component, stage, lane, pinned});
+    if (fill_ == kChunkEvents) add_chunk();
+    chunks_.back()[fill_++] = {ready_ps, start_ps, end_ps, op, component, stage, static_cast<std::uint16_t>(lane),
+                               pinned};
+    ++size_;
   }
-  const std::vector<StageEvent>& events() const { return events_; }
-  // Events in trace order: (start_ps, seq).
-  std::vector<StageEvent> ordered() const;
+  std::size_t size() const { return size_; }
+  // The event with booking sequence number `seq`.
+  const StageEvent& operator[](std::size_t seq) const { return chunks_[seq / kChunkEvents][seq % kChunkEvents]; }
+  // Sequence numbers in trace order: (start_ps, seq).
+  std::vector<std::uint64_t> ordered() const;
 
  private:
-  std::vector<StageEvent> events_;
-  std::uint64_t next_seq_ = 0;
+  static constexpr std::size_t kChunkBytes = 2u << 20;
+  static constexpr std::size_t kChunkEvents = kChunkBytes / sizeof(StageEvent);
+  void add_chunk();
+  std::vector<StageEvent*> chunks_;
+  std::size_t fill_ = kChunkEvents;
+  std::size_t size_ = 0;
 };
 
 // Names the writers need to turn indices back into text.
@@ -55,10 +71,10 @@ struct TraceNames {
   const std::vector<Operation*>* operations;
 };
 
-void write_trace_jsonl(std::ostream& out, const TraceHeader& header,
-                       const std::vector<StageEvent>& ordered, const TraceNames& names);
-void write_trace_perfetto(std::ostream& out, const TraceHeader& header,
-                          const std::vector<StageEvent>& ordered, const TraceNames& names);
+void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const TraceSink& sink,
+                       const std::vector<std::uint64_t>& ordered, const TraceNames& names);
+void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const TraceSink& sink,
+                          const std::vector<std::uint64_t>& ordered, const TraceNames& names);
 
 // "12.345678" microseconds, exactly, from picoseconds (Perfetto's unit).
 std::string ps_to_us_text(std::uint64_t ps);

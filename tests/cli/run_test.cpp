@@ -99,6 +99,15 @@ TEST(Run, SameInputsGiveByteIdenticalOutputs) {
   }
 }
 
+TEST(Run, LookaheadChangesNothingButSpeed) {
+  for (const char* platform : {"platforms/default.yaml", "platforms/with-plugin.yaml"}) {
+    std::string a = run_to(source_path(platform), scratch_dir() + "/look_a");
+    std::string b = run_to(source_path(platform), scratch_dir() + "/look_b", "--no-lookahead");
+    for (const char* f : {"trace.jsonl", "stats.json", "waves.vcd"})
+      EXPECT_EQ(read_file(a + "/" + f), read_file(b + "/" + f)) << platform << " " << f;
+  }
+}
+
 TEST(Run, StatsAgreeWithTheTrace) {
   std::string dir = run_to(source_path("platforms/default.yaml"), scratch_dir() + "/stats");
   auto lines = read_jsonl(dir + "/trace.jsonl");

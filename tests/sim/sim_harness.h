@@ -28,19 +28,18 @@ std::unique_ptr<Model> make_element(const char* name, const std::map<std::string
   return std::make_unique<Model>(name, resolve_params(Model::schema(), values, name, {}));
 }
 
-// An operation along `path`; `out_ports[k]` is the port of path[k].out towards path[k+1].
+// An operation along `path`; ports default to the first binding of each socket.
 inline Operation& make_operation(const std::string& name, WorkDims dims, StageMode mode, std::vector<Element*> path,
-                                 std::vector<std::uint32_t> out_ports = {}) {
-  auto op = std::make_unique<Operation>();
-  op->name = name;
-  op->dims = dims;
-  op->mode = mode;
-  op->path = std::move(path);
-  op->out_port = out_ports.empty() ? std::vector<std::uint32_t>(op->path.size(), 0) : out_ports;
-  op->in_port.assign(op->path.size(), 0);
-  auto* ext = new OperationExtension;
-  ext->operation = op.get();
-  op->payload.set_extension(ext);
+                                 std::vector<std::uint32_t> in_ports = {}) {
+  Route route;
+  route.path = std::move(path);
+  route.out_port.assign(route.path.size(), 0);
+  route.in_port = in_ports.empty() ? std::vector<std::uint32_t>(route.path.size(), 0) : in_ports;
+  Operation op;
+  op.name = name;
+  op.dims = dims;
+  op.mode = mode;
+  op.route = &RunContext::current().add_route(std::move(route));
   return RunContext::current().add_operation(std::move(op));
 }
 
@@ -73,14 +72,16 @@ class TestInitiator : public sc_core::sc_module {
       const std::uint64_t now = sc_core::sc_time_stamp().value();
       if (send_at > now) wait(sc_core::sc_time::from_value(send_at - now));
       op->ready_ps = op->end_ps = ready_at;
+      tlm::tlm_generic_payload& payload = RunContext::current().payloads().acquire(*op);
       tlm::tlm_phase phase = tlm::BEGIN_REQ;
       sc_core::sc_time delay = sc_core::sc_time::from_value(ready_at - send_at);
-      out[static_cast<int>(port)]->nb_transport_fw(op->payload, phase, delay);
+      out[static_cast<int>(port)]->nb_transport_fw(payload, phase, delay);
     }
   }
   tlm::tlm_sync_enum nb_transport_bw(int, tlm::tlm_generic_payload& trans, tlm::tlm_phase&, sc_core::sc_time& delay) {
-    const Operation& op = *trans.get_extension<OperationExtension>()->operation;
+    Operation& op = *trans.get_extension<OperationExtension>()->operation;
     completed_ps[op.name] = sc_core::sc_time_stamp().value() + delay.value();
+    RunContext::current().payloads().release(op);
     return tlm::TLM_COMPLETED;
   }
   std::vector<std::tuple<std::uint64_t, Operation*, std::uint64_t, std::uint32_t>> plan_;
@@ -90,8 +91,9 @@ class TestInitiator : public sc_core::sc_module {
 inline std::vector<StageEvent> stages_of(const std::string& op_name) {
   std::vector<StageEvent> out;
   const auto& ops = RunContext::current().operations();
-  for (const StageEvent& e : RunContext::current().trace().events())
-    if (ops[e.op]->name == op_name) out.push_back(e);
+  const TraceSink& trace = RunContext::current().trace();
+  for (std::size_t seq = 0; seq < trace.size(); ++seq)
+    if (ops[trace[seq].op]->name == op_name) out.push_back(trace[seq]);
   return out;
 }
 

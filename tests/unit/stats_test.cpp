@@ -29,9 +29,8 @@ TEST(Trace, OrderIsStartTimeThenSequence) {
   sink.record(1, 0, 0, 0, 0, 100, 200, false);  // seq 1
   sink.record(2, 0, 0, 1, 0, 100, 150, false);  // seq 2
   auto o = sink.ordered();
-  EXPECT_EQ(o[0].seq, 1u);
-  EXPECT_EQ(o[1].seq, 2u);
-  EXPECT_EQ(o[2].seq, 0u);
+  EXPECT_EQ(o, (std::vector<std::uint64_t>{1, 2, 0}));
+  EXPECT_EQ(sink[0].start_ps, 500u);
 }
 
 }  // namespace cnuas
