@@ -50,7 +50,7 @@ void WorkloadDriver::inject(Operation& op, std::uint64_t ready_ps) {
   op.end_ps = ready_ps;
   tlm::tlm_generic_payload& payload = payloads_.acquire(op);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  sc_core::sc_time delay = sc_core::sc_time::from_value(ready_ps - now_ps());
+  sc_core::sc_time delay = ps_time(ready_ps - now_ps());
   out[static_cast<int>(op.route->path.front()->index())]->nb_transport_fw(payload, phase, delay);
 }
 

@@ -62,7 +62,7 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
     // Hand the operation on with the next stage's ready time as annotated delay.
     const std::uint64_t next_ready = op.mode == StageMode::Serial ? b.end_ps : ready_ps;
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
-    sc_core::sc_time delay = sc_core::sc_time::from_value(next_ready - now);
+    sc_core::sc_time delay = ps_time(next_ready - now);
     out[static_cast<int>(route.out_port[stage])]->nb_transport_fw(*op.payload, phase, delay);
   } else {
     op.response_stage = stage;
@@ -72,7 +72,7 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
 
 void Element::respond(Operation& op) {
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
-  sc_core::sc_time delay = sc_core::sc_time::from_value(op.end_ps - now_ps());
+  sc_core::sc_time delay = ps_time(op.end_ps - now_ps());
   op.payload->set_response_status(tlm::TLM_OK_RESPONSE);
   in[static_cast<int>(op.route->in_port[op.response_stage])]->nb_transport_bw(*op.payload, phase, delay);
 }

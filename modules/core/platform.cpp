@@ -51,7 +51,9 @@ struct Loader {
     if (const YAML::Node plugins = src.root["plugins"]) {
       require_sequence(plugins, file, "plugins");
       for (const auto& p : plugins) {
-        std::string path = resolve_path(file, scalar_text(p, file, "plugin"));
+        // A bare library name is searched for; a path is relative to this file.
+        std::string name = scalar_text(p, file, "plugin");
+        std::string path = name.find('/') == std::string::npos ? name : resolve_path(file, name);
         Registry::instance().load_plugin(path, location_of(p, file));
         platform.plugins.emplace_back(path, location_of(p, file));
       }

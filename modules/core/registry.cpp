@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -51,12 +52,36 @@ const ModelInfo& Registry::require(const std::string& type, const SourceLocation
                                       join_names(type_names())));
 }
 
+// A bare file name is looked up in $CNUAS_PLUGIN_PATH, then beside libcnuas
+// (build/lib, or <prefix>/lib once installed); anything with a '/' is a path.
+std::string find_plugin(const std::string& given, std::vector<std::string>& searched) {
+  if (given.find('/') != std::string::npos) return given;
+  if (const char* env = std::getenv("CNUAS_PLUGIN_PATH")) {
+    std::string dirs = env;
+    for (size_t start = 0; start <= dirs.size();) {
+      size_t end = dirs.find(':', start);
+      if (end == std::string::npos) end = dirs.size();
+      if (end > start) searched.push_back(dirs.substr(start, end - start));
+      start = end + 1;
+    }
+  }
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&find_plugin), &info) && info.dli_fname)
+    searched.push_back(std::filesystem::path(info.dli_fname).parent_path().string());
+  for (const auto& dir : searched)
+    if (std::filesystem::exists(dir + "/" + given)) return dir + "/" + given;
+  return {};
+}
+
 void Registry::load_plugin(const std::string& given_path, const SourceLocation& where) {
+  std::vector<std::string> searched;
+  std::string found = find_plugin(given_path, searched);
   // The same library reached by two spellings of its path is loaded once.
   std::error_code ec;
-  std::string path = std::filesystem::weakly_canonical(given_path, ec).string();
-  if (ec || !std::filesystem::exists(path))
-    throw InputError(where, fmt::format("cannot load plugin '{}': no such file", given_path));
+  std::string path = found.empty() ? "" : std::filesystem::weakly_canonical(found, ec).string();
+  if (found.empty() || ec || !std::filesystem::exists(path))
+    throw InputError(where, fmt::format("cannot load plugin '{}': no such file{}", given_path,
+                                        searched.empty() ? "" : " (searched " + join_names(searched) + ")"));
   for (const auto& p : loaded_plugins_)
     if (p == path) return;
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);

@@ -20,7 +20,7 @@ void Scheduler::enqueue(Element* element, Operation* op, std::uint32_t stage, st
 
 void Scheduler::arm(std::uint64_t now) {
   armed_for_ = heap_.front().ready_ps;
-  wake_.notify(sc_core::sc_time::from_value(armed_for_ - now));
+  wake_.notify(ps_time(armed_for_ - now));
 }
 
 // The earliest time at which any other SystemC process could run and deliver a
@@ -35,9 +35,11 @@ std::uint64_t Scheduler::horizon(std::uint64_t now) const {
 
 void Scheduler::dispatch() {
   ++wakeups_;
-  const std::uint64_t now = now_ps();
+  const std::uint64_t now = sc_core::sc_time_stamp().value();
   armed_for_ = UINT64_MAX;
   dispatching_ = true;
+  detail::dispatch_now_ps = now;
+  detail::dispatching = true;
   // Conservative lookahead: a stage ready after `now` is booked right away when
   // no other process has activity pending before its ready time, so no request
   // can still arrive ahead of it. Results are the same as waking at each ready
@@ -62,6 +64,7 @@ void Scheduler::dispatch() {
     e.element->book_stage(*e.op, static_cast<std::uint32_t>(e.stage), e.ready_ps);
   }
   dispatching_ = false;
+  detail::dispatching = false;
   if (!heap_.empty()) arm(now);
 }
 

@@ -13,6 +13,8 @@
 
 #include <systemc>
 
+#include "core/sim_time.h"
+
 namespace cnuas {
 
 class Element;
@@ -57,7 +59,5 @@ class Scheduler : public sc_core::sc_module {
   sc_core::sc_event wake_;
 };
 
-// Current simulated time in integer picoseconds (resolution is 1 ps).
-inline std::uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
 
 }  // namespace cnuas

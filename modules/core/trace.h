@@ -32,9 +32,8 @@ struct TraceHeader {
   std::string evidence_class = "analytic";
 };
 
-// Events live in 2 MiB chunks backed by transparent huge pages where the
-// kernel offers them: recording a stage never copies earlier events, and a
-// long run takes few page faults.
+// Events live in 8 MiB chunks mapped already populated: recording a stage
+// never copies earlier events, and a long run takes no page fault per page.
 class TraceSink {
  public:
   TraceSink() = default;
@@ -56,7 +55,7 @@ class TraceSink {
   std::vector<std::uint64_t> ordered() const;
 
  private:
-  static constexpr std::size_t kChunkBytes = 2u << 20;
+  static constexpr std::size_t kChunkBytes = 8u << 20;
   static constexpr std::size_t kChunkEvents = kChunkBytes / sizeof(StageEvent);
   void add_chunk();
   std::vector<StageEvent*> chunks_;

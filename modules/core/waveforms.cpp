@@ -60,7 +60,7 @@ void Waveforms::post(std::uint32_t id, std::uint64_t at_ps, int delta) {
   std::push_heap(heap_.begin(), heap_.end(), Later{});
   if (at_ps < armed_for_) {
     armed_for_ = at_ps;
-    wake_.notify(sc_core::sc_time::from_value(at_ps - now_ps()));
+    wake_.notify(ps_time(at_ps - now_ps()));
   }
 }
 
@@ -75,7 +75,7 @@ void Waveforms::apply() {
   }
   if (!heap_.empty()) {
     armed_for_ = heap_.front().at_ps;
-    wake_.notify(sc_core::sc_time::from_value(armed_for_ - now));
+    wake_.notify(ps_time(armed_for_ - now));
   }
 }
 

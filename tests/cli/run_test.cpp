@@ -77,6 +77,17 @@ TEST(Run, EveryShippedPlatformRunsWithOrderedNonOverlappingTrace) {
   }
 }
 
+TEST(Run, EveryShippedProfileValidates) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(source_path("profiles"))) {
+    if (entry.path().extension() != ".yaml") continue;
+    CommandResult r = run_cnuas("validate --profile " + entry.path().string());
+    EXPECT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.err;
+    ++count;
+  }
+  EXPECT_GE(count, 6);
+}
+
 TEST(Run, DefaultRunWritesSummaryAndAllOutputs) {
   std::string dir = scratch_dir() + "/default";
   std::filesystem::create_directories(dir);
