@@ -112,11 +112,15 @@ int sc_main(int argc, char* argv[]) {
   route.in_port.assign(route.path.size(), 0);
   const Route& shared = context.add_route(route);
   for (std::size_t s = 0; s < streams; ++s) {
+    WorkDims dims;
+    dims.set(WorkDim::Bytes, 1500 + 64 * s);
+    const OperationSpec& spec = context.add_spec({"stream" + std::to_string(s), dims, true});
     injector.streams.emplace_back();
     for (std::size_t k = 0; k < ops_per_stream; ++k) {
       Operation op;
-      op.name = "op";
-      op.dims.set(WorkDim::Bytes, 1500 + 64 * s);
+      op.spec = &spec;
+      op.dims = &spec.dims;
+      op.repetition = static_cast<std::uint32_t>(k);
       op.route = &shared;
       Operation& added = context.add_operation(std::move(op));
       injector.where.emplace_back(s, k);

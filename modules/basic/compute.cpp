@@ -18,7 +18,7 @@ Compute::Compute(sc_core::sc_module_name name, const ParamSet& params)
       cost_(params.quantity("overhead"), ps_per_second() / params.quantity("rate")) {}
 
 std::uint64_t Compute::service_ps(const Operation& op) {
-  return cost_.ceil_at(op.dims.get(WorkDim::Flops));
+  return cost_.ceil_at(op.dims->get(WorkDim::Flops));
 }
 
 CNUAS_REGISTER_MODEL(Compute);

@@ -22,11 +22,11 @@ ForeignModel::ForeignModel(sc_core::sc_module_name name, const ParamSet& params,
 }
 
 std::uint64_t ForeignModel::service_ps(const Operation& op) {
-  const std::uint64_t bytes = op.dims.get(WorkDim::Bytes);
+  const std::uint64_t bytes = op.dims->get(WorkDim::Bytes);
   if (scratch_.size() < bytes) scratch_.resize(bytes);
   tlm::tlm_generic_payload trans;
   trans.set_command(tlm::TLM_WRITE_COMMAND);
-  trans.set_address(op.dims.has(WorkDim::Address) ? op.dims.get(WorkDim::Address) : 0);
+  trans.set_address(op.dims->has(WorkDim::Address) ? op.dims->get(WorkDim::Address) : 0);
   trans.set_data_ptr(scratch_.data());
   trans.set_data_length(static_cast<unsigned>(bytes));
   trans.set_streaming_width(static_cast<unsigned>(bytes));
@@ -35,7 +35,7 @@ std::uint64_t ForeignModel::service_ps(const Operation& op) {
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   to_model->b_transport(trans, delay);
   if (trans.is_response_error())
-    throw InputError(fmt::format("{}: foreign model answered operation '{}' with {}", name(), op.name,
+    throw InputError(fmt::format("{}: foreign model answered operation '{}' with {}", name(), op.name(),
                                  trans.get_response_string()));
   return delay.value();
 }

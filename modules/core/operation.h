@@ -27,16 +27,30 @@ struct Route {
   std::vector<std::uint32_t> in_port;   // in_port[k]: binding of path[k].in it arrives by (0: the initiator)
 };
 
-struct Operation {
-  std::string name;  // "h2d", or "h2d#3" for the fourth repetition
-  std::uint32_t index = 0;
-  StageMode mode = StageMode::Serial;
+// What every repetition of a workload entry shares.
+struct OperationSpec {
+  std::string name;
   WorkDims dims;
+  bool repeated = false;  // instances are named "name#i"
+};
+
+// One cache line per operation instance: large workloads stay cache-friendly.
+struct Operation {
+  const OperationSpec* spec = nullptr;
+  const WorkDims* dims = nullptr;  // &spec->dims, at hand for the models
   const Route* route = nullptr;
-  std::uint64_t ready_ps = 0;           // when its first stage became ready
-  std::uint64_t end_ps = 0;             // latest stage end so far
-  std::uint32_t response_stage = 0;     // walks back along the path on the response
+  std::uint64_t ready_ps = 0;        // when its first stage became ready
+  std::uint64_t end_ps = 0;          // latest stage end so far
+  std::uint32_t index = 0;
+  std::uint32_t repetition = 0;
+  std::uint32_t response_stage = 0;  // walks back along the path on the response
+  StageMode mode = StageMode::Serial;
   tlm::tlm_generic_payload* payload = nullptr;  // held only while in flight
+
+  // "h2d", or "h2d#3" for the fourth repetition.
+  std::string name() const {
+    return spec->repeated ? spec->name + "#" + std::to_string(repetition) : spec->name;
+  }
 };
 
 // Ties a TLM transaction to its operation and the stage it is heading for.

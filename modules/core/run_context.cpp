@@ -33,6 +33,11 @@ Operation& RunContext::add_operation(Operation op) {
   return operations_.back();
 }
 
+const OperationSpec& RunContext::add_spec(OperationSpec spec) {
+  specs_.push_back(std::move(spec));
+  return specs_.back();
+}
+
 const Route& RunContext::add_route(Route route) {
   routes_.push_back(std::make_unique<Route>(std::move(route)));
   return *routes_.back();

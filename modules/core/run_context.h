@@ -37,6 +37,7 @@ class RunContext {
   Operation& add_operation(Operation op);
   const std::vector<Operation*>& operations() const { return operation_ptrs_; }
   const Route& add_route(Route route);
+  const OperationSpec& add_spec(OperationSpec spec);
   PayloadPool& payloads() { return payloads_; }
 
   TraceHeader header;
@@ -54,6 +55,7 @@ class RunContext {
   std::deque<Operation> operations_;
   std::vector<Operation*> operation_ptrs_;
   std::vector<std::unique_ptr<Route>> routes_;
+  std::deque<OperationSpec> specs_;
   PayloadPool payloads_;
 };
 

@@ -103,10 +103,12 @@ void Simulation::elaborate() {
     }
     route.in_port[0] = module_->driver_in_port(route.path[0]);
     const Route& shared_route = context.add_route(std::move(route));
+    const OperationSpec& spec = context.add_spec({desc.name, desc.dims, desc.repeat > 1});
     for (std::uint32_t i = 0; i < desc.repeat; ++i) {
       Operation op;
-      op.name = desc.repeat == 1 ? desc.name : fmt::format("{}#{}", desc.name, i);
-      op.dims = desc.dims;
+      op.spec = &spec;
+      op.dims = &spec.dims;
+      op.repetition = i;
       op.mode = desc.mode;
       op.route = &shared_route;
       group.instances.push_back(&context.add_operation(std::move(op)));

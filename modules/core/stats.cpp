@@ -82,7 +82,7 @@ void write_stats_json(std::ostream& out, const RunContext& context) {
   first = true;
   for (const Operation* op : context.operations()) {
     put("{}\n    \"{}\": {{\"ready_ps\": {}, \"end_ps\": {}, \"latency_ps\": {}, \"stages\": {}}}", first ? "" : ",",
-        op->name, op->ready_ps, op->end_ps, op->end_ps - op->ready_ps, op->route->path.size());
+        op->name(), op->ready_ps, op->end_ps, op->end_ps - op->ready_ps, op->route->path.size());
     first = false;
   }
   put("\n  }}\n}}\n");

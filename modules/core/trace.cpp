@@ -69,9 +69,9 @@ void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const Trace
     fmt::format_to(std::back_inserter(buf),
                    "{{\"t_ps\":{},\"seq\":{},\"op\":\"{}\",\"stage\":{},\"component\":\"{}\","
                    "\"lane\":{},\"ready_ps\":{},\"start_ps\":{},\"end_ps\":{},\"dims\":",
-                   e.start_ps, seq, op.name, e.stage, (*names.components)[e.component], e.lane,
+                   e.start_ps, seq, op.name(), e.stage, (*names.components)[e.component], e.lane,
                    e.ready_ps, e.start_ps, e.end_ps);
-    append_dims(buf, op.dims);
+    append_dims(buf, *op.dims);
     fmt::format_to(std::back_inserter(buf), "{},\"class\":\"{}\"}}\n",
                    e.pinned ? ",\"pinned\":true" : "", header.evidence_class);
     if (buf.size() > (1 << 20)) {
@@ -111,7 +111,7 @@ void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const Tr
     const Operation& op = *(*names.operations)[e.op];
     put("{{\"ph\":\"X\",\"cat\":\"stage\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
         "\"args\":{{\"seq\":{},\"stage\":{},\"ready_ps\":{},\"start_ps\":{},\"end_ps\":{}{}}}}}\n",
-        op.name, e.component + 1, e.lane, ps_to_us_text(e.start_ps),
+        op.name(), e.component + 1, e.lane, ps_to_us_text(e.start_ps),
         ps_to_us_text(e.end_ps - e.start_ps), seq, e.stage, e.ready_ps, e.start_ps, e.end_ps,
         e.pinned ? ",\"pinned\":true" : "");
     if (buf.size() > (1 << 20)) {

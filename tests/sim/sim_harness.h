@@ -35,9 +35,10 @@ inline Operation& make_operation(const std::string& name, WorkDims dims, StageMo
   route.path = std::move(path);
   route.out_port.assign(route.path.size(), 0);
   route.in_port = in_ports.empty() ? std::vector<std::uint32_t>(route.path.size(), 0) : in_ports;
+  const OperationSpec& spec = RunContext::current().add_spec({name, dims, false});
   Operation op;
-  op.name = name;
-  op.dims = dims;
+  op.spec = &spec;
+  op.dims = &spec.dims;
   op.mode = mode;
   op.route = &RunContext::current().add_route(std::move(route));
   return RunContext::current().add_operation(std::move(op));
@@ -80,7 +81,7 @@ class TestInitiator : public sc_core::sc_module {
   }
   tlm::tlm_sync_enum nb_transport_bw(int, tlm::tlm_generic_payload& trans, tlm::tlm_phase&, sc_core::sc_time& delay) {
     Operation& op = *trans.get_extension<OperationExtension>()->operation;
-    completed_ps[op.name] = sc_core::sc_time_stamp().value() + delay.value();
+    completed_ps[op.name()] = sc_core::sc_time_stamp().value() + delay.value();
     RunContext::current().payloads().release(op);
     return tlm::TLM_COMPLETED;
   }
@@ -93,7 +94,7 @@ inline std::vector<StageEvent> stages_of(const std::string& op_name) {
   const auto& ops = RunContext::current().operations();
   const TraceSink& trace = RunContext::current().trace();
   for (std::size_t seq = 0; seq < trace.size(); ++seq)
-    if (ops[trace[seq].op]->name == op_name) out.push_back(trace[seq]);
+    if (ops[trace[seq].op]->name() == op_name) out.push_back(trace[seq]);
   return out;
 }
 
