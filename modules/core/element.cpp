@@ -1,5 +1,7 @@
 #include "core/element.h"
 
+#include <fmt/format.h>
+
 #include "core/run_context.h"
 
 namespace cnuas {
@@ -36,9 +38,17 @@ tlm::tlm_sync_enum Element::nb_transport_fw(int, tlm::tlm_generic_payload& trans
 }
 
 void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready_ps) {
-  const std::uint64_t service = service_ps(op);
-  std::optional<std::uint32_t> pin = pinned_lane(op);
-  const Booking b = pin ? lanes_.book_pinned(*pin, ready_ps, service) : lanes_.book(ready_ps, service);
+  if (!context_.failure().empty()) return;  // the run is stopping
+  std::optional<std::uint32_t> pin;
+  Booking b;
+  try {
+    const std::uint64_t service = service_ps(op);
+    pin = pinned_lane(op);
+    b = pin ? lanes_.book_pinned(*pin, ready_ps, service) : lanes_.book(ready_ps, service);
+  } catch (const std::exception& e) {
+    context_.fail(fmt::format("{} ({}): cannot serve operation '{}': {}", name(), type(), op.name(), e.what()));
+    return;
+  }
   if (b.end_ps > op.end_ps) op.end_ps = b.end_ps;
   // Queue waits come from the trace at the end; without a trace the element keeps them.
   if (context_.trace_enabled)

@@ -35,8 +35,7 @@ std::uint64_t ForeignModel::service_ps(const Operation& op) {
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   to_model->b_transport(trans, delay);
   if (trans.is_response_error())
-    throw InputError(fmt::format("{}: foreign model answered operation '{}' with {}", name(), op.name(),
-                                 trans.get_response_string()));
+    throw InputError(fmt::format("the model answered with {}", trans.get_response_string()));
   return delay.value();
 }
 

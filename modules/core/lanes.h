@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/rational.h"
+
 namespace cnuas {
 
 struct Booking {
@@ -39,7 +41,8 @@ class LaneSet {
  private:
   Booking book_on(std::uint32_t lane, std::uint64_t ready_ps, std::uint64_t service_ps) {
     std::uint64_t start = ready_ps > free_ps_[lane] ? ready_ps : free_ps_[lane];
-    std::uint64_t end = start + service_ps;
+    std::uint64_t end;
+    if (__builtin_add_overflow(start, service_ps, &end)) throw OverflowError();
     free_ps_[lane] = end;
     busy_ps_[lane] += service_ps;
     return {lane, start, end};

@@ -33,6 +33,12 @@ Operation& RunContext::add_operation(Operation op) {
   return operations_.back();
 }
 
+void RunContext::fail(const std::string& message) {
+  if (!failure_.empty()) return;
+  failure_ = message;
+  sc_core::sc_stop();
+}
+
 const OperationSpec& RunContext::add_spec(OperationSpec spec) {
   specs_.push_back(std::move(spec));
   return specs_.back();

@@ -40,12 +40,19 @@ class RunContext {
   const OperationSpec& add_spec(OperationSpec spec);
   PayloadPool& payloads() { return payloads_; }
 
+  // Bad input discovered while simulating (a service time beyond 2^64 ps, a
+  // foreign model's error response): recorded, the simulation stops, and the
+  // command reports it as an input error.
+  void fail(const std::string& message);
+  const std::string& failure() const { return failure_; }
+
   TraceHeader header;
   bool trace_enabled = true;
 
  private:
   RunContext() = default;
   std::unique_ptr<Scheduler> scheduler_;
+  std::string failure_;
   Waveforms* waveforms_ = nullptr;
   std::unique_ptr<Waveforms> waveforms_owner_;
   TraceSink trace_;

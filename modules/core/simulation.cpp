@@ -89,6 +89,13 @@ void Simulation::elaborate() {
 
   std::vector<OperationGroup> groups;
   std::map<std::string, std::uint32_t> group_index;
+  std::uint64_t instances = 0;
+  for (const OperationDesc& desc : workload_.operations) instances += desc.repeat;
+  constexpr std::uint64_t kMaxInstances = 100'000'000;  // 6.4 GB of operation state
+  if (instances > kMaxInstances)
+    throw InputError(SourceLocation{workload_.file},
+                     fmt::format("workload '{}' expands to {} operation instances; at most {} are accepted",
+                                 workload_.name, instances, kMaxInstances));
   for (const OperationDesc& desc : workload_.operations) {
     OperationGroup group;
     group.start_ps = desc.start_ps;
@@ -128,6 +135,7 @@ void Simulation::run() {
   auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
   if (driver_->completed_operations() != driver_->total_operations())
     throw std::logic_error(fmt::format("simulation ended with {} of {} operations complete",
                                        driver_->completed_operations(), driver_->total_operations()));

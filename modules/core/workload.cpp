@@ -60,6 +60,9 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file, const
         op.dims.set(d, parse_work_value(d, scalar_text(it->second, file, it->first.Scalar())));
       } catch (const UnitError& e) {
         throw InputError(location_of(it->second, file), fmt::format("{}: {}: {}", who, it->first.Scalar(), e.message));
+      } catch (const OverflowError&) {
+        throw InputError(location_of(it->second, file),
+                         fmt::format("{}: {} is beyond 2^64 - 1", who, it->first.Scalar()));
       }
     }
   }

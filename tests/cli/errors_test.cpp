@@ -52,6 +52,23 @@ TEST(Errors, NegativeAndMalformedNumbers) {
   EXPECT_NE(r.err.find("negative"), std::string::npos) << r.err;
 }
 
+TEST(Errors, ServiceTimeBeyondTheClockIsAnInputError) {
+  // 2^60 bytes at 1 bit/s is about 9.2e30 ps: far beyond a 64-bit picosecond clock.
+  CommandResult r = run_platform_text(
+      "o.yaml",
+      "platform: p\nelements:\n  - {name: slow, type: cnuas.pipe, set: {bandwidth: 1 bit/s}}\n"
+      "workload:\n  operations:\n    - {name: huge, path: [slow], dims: {bytes: 1152921504606846976}}\n");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("p.slow"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'huge'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("overflow"), std::string::npos) << r.err;
+  r = run_platform_text("o2.yaml",
+                        "platform: p\nelements:\n  - {name: a, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
+                        "workload:\n  operations:\n    - {name: x, path: [a], dims: {bytes: 1e30}}\n");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("o2.yaml:6:"), std::string::npos) << r.err;
+}
+
 TEST(Errors, CommandLineProblems) {
   EXPECT_EQ(run_cnuas("frobnicate").exit_code, 2);
   EXPECT_EQ(run_cnuas("run /nonexistent/platform.yaml").exit_code, 2);
