@@ -15,8 +15,8 @@
 #include <memory>
 #include <vector>
 
-#include <systemc>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <systemc>
 
 #include "basic/pipe.h"
 #include "core/profile.h"
@@ -69,7 +69,8 @@ struct Injector : sc_core::sc_module {
     sc_core::sc_time delay = sc_core::sc_time::from_value(delay_ps);
     out[0]->nb_transport_fw(payload, phase, delay);
   }
-  tlm::tlm_sync_enum nb_transport_bw(int, tlm::tlm_generic_payload& t, tlm::tlm_phase&, sc_core::sc_time& d) {
+  tlm::tlm_sync_enum nb_transport_bw(int, tlm::tlm_generic_payload& t, tlm::tlm_phase&,
+                                     sc_core::sc_time& d) {
     Operation& op = *t.get_extension<OperationExtension>()->operation;
     RunContext::current().payloads().release(op);
     auto& [stream, position] = where[op.index];
@@ -100,11 +101,15 @@ int sc_main(int argc, char* argv[]) {
   Injector injector("injector", baseline.done);
   std::vector<std::unique_ptr<Pipe>> chain;
   for (std::size_t i = 0; i < elements; ++i) {
-    RawValues v{{"bandwidth", {"100 Gbit/s", {}}}, {"latency", {"10 ns", {}}}, {"lanes", {lanes, {}}}};
+    RawValues v{
+        {"bandwidth", {"100 Gbit/s", {}}}, {"latency", {"10 ns", {}}}, {"lanes", {lanes, {}}}};
     std::string name = "pipe" + std::to_string(i);
-    chain.push_back(std::make_unique<Pipe>(name.c_str(), resolve_params(Pipe::schema(), v, name, {})));
-    if (i == 0) injector.out.bind(chain[0]->in);
-    else chain[i - 1]->out.bind(chain[i]->in);
+    chain.push_back(
+        std::make_unique<Pipe>(name.c_str(), resolve_params(Pipe::schema(), v, name, {})));
+    if (i == 0)
+      injector.out.bind(chain[0]->in);
+    else
+      chain[i - 1]->out.bind(chain[i]->in);
   }
   Route route;
   for (auto& p : chain) route.path.push_back(p.get());
@@ -139,11 +144,14 @@ int sc_main(int argc, char* argv[]) {
   const double ns_per_stage = cnuas_s * 1e9 / static_cast<double>(booked);
   std::printf("stages booked        %llu (trace kept in memory: %zu events)\n",
               static_cast<unsigned long long>(booked), context.trace().size());
-  std::printf("scheduler wake-ups   %llu\n", static_cast<unsigned long long>(context.scheduler().wakeups()));
-  std::printf("raw SystemC          %.1f ns per timed event notification (%.2f M/s)\n", ns_per_event,
-              1e3 / ns_per_event);
-  std::printf("cnuas adapter        %.1f ns per stage (%.2f M stages/s)\n", ns_per_stage, 1e3 / ns_per_stage);
-  std::printf("page faults          %ld during the Cnuas phase\n", usage_ended.ru_minflt - injector.usage_began.ru_minflt);
+  std::printf("scheduler wake-ups   %llu\n",
+              static_cast<unsigned long long>(context.scheduler().wakeups()));
+  std::printf("raw SystemC          %.1f ns per timed event notification (%.2f M/s)\n",
+              ns_per_event, 1e3 / ns_per_event);
+  std::printf("cnuas adapter        %.1f ns per stage (%.2f M stages/s)\n", ns_per_stage,
+              1e3 / ns_per_stage);
+  std::printf("page faults          %ld during the Cnuas phase\n",
+              usage_ended.ru_minflt - injector.usage_began.ru_minflt);
   std::printf("ratio                %.2f x one raw notification\n", ns_per_stage / ns_per_event);
   return 0;
 }

@@ -37,7 +37,8 @@ int dispatch(const std::vector<std::string>& args) {
   if (command == "validate") return cnuas::cli::validate_command(rest);
   if (command == "list-models") return cnuas::cli::list_models_command(rest);
   if (command == "describe") return cnuas::cli::describe_command(rest);
-  throw cnuas::InputError("unknown command '" + command + "'; commands: run, validate, list-models, describe");
+  throw cnuas::InputError("unknown command '" + command +
+                          "'; commands: run, validate, list-models, describe");
 }
 
 }  // namespace

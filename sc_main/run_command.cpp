@@ -3,6 +3,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "command_line.h"
 #include "commands.h"
 #include "core/simulation.h"
 
@@ -14,29 +15,26 @@ int run_command(const std::vector<std::string>& args) {
   RunOptions options;
   std::string out_dir;
   po::options_description opts("cnuas run [PLATFORM] [options]");
-  opts.add_options()("help,h", "show this help")(
-      "workload,w", po::value(&options.workload_file), "workload YAML (default: the platform's own)")(
+  opts.add_options()("help,h", "show this help")("workload,w", po::value(&options.workload_file),
+                                                 "workload YAML (default: the platform's own)")(
       "trace", po::value(&options.trace_path), "write the ordered stage trace as JSON Lines")(
       "perfetto", po::value(&options.perfetto_path), "write a Perfetto/Chrome JSON trace")(
       "vcd", po::value(&options.vcd_path), "write VCD waveforms (lane busy, queue depth)")(
       "stats", po::value(&options.stats_path), "write statistics as JSON")(
-      "out,o", po::value(&out_dir), "write trace.jsonl, trace.perfetto.json, waves.vcd, stats.json to DIR")(
-      "set", po::value(&options.sets)->composing(), "override a field: ELEMENT.FIELD=VALUE (repeatable)")(
-      "plugin", po::value(&options.plugins)->composing(), "load a model plugin LIB.so (repeatable)")(
-      "no-lookahead", "wake SystemC at every ready time instead of booking ahead (same results, slower)");
-  po::options_description hidden;
-  hidden.add_options()("platform", po::value(&options.platform_file));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description positional;
-  positional.add("platform", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-  po::notify(vm);
+      "out,o", po::value(&out_dir),
+      "write trace.jsonl, trace.perfetto.json, waves.vcd, stats.json to DIR")(
+      "set", po::value(&options.sets)->composing(),
+      "override a field: ELEMENT.FIELD=VALUE (repeatable)")(
+      "plugin", po::value(&options.plugins)->composing(),
+      "load a model plugin LIB.so (repeatable)")(
+      "no-lookahead",
+      "wake SystemC at every ready time instead of booking ahead (same results, slower)");
+  po::variables_map vm = parse_command_line(args, opts, &options.platform_file);
   options.lookahead = vm.count("no-lookahead") == 0;
   if (vm.count("help")) {
-    std::cout << opts << "\nWith no PLATFORM the embedded default platform runs and writes its outputs to "
-                         "cnuas-out/ unless output options are given.\n";
+    std::cout << opts
+              << "\nWith no PLATFORM the embedded default platform runs and writes its outputs to "
+                 "cnuas-out/ unless output options are given.\n";
     return 0;
   }
   const bool any_output = !options.trace_path.empty() || !options.perfetto_path.empty() ||

@@ -1,8 +1,9 @@
 #include <iostream>
 
-#include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 
+#include "command_line.h"
 #include "commands.h"
 #include "core/simulation.h"
 
@@ -14,21 +15,24 @@ namespace {
 // The resolved platform as YAML, each field with its description as a comment.
 void dump_platform(const Simulation& sim) {
   const PlatformDesc& p = sim.platform();
-  std::cout << fmt::format("# resolved platform from {}\nplatform: {}\nelements:\n", p.file, p.name);
+  std::cout << fmt::format("# resolved platform from {}\nplatform: {}\nelements:\n", p.file,
+                           p.name);
   for (const ElementInstance& e : p.elements) {
     const Schema& schema = *Registry::instance().find(e.type)->schema;
     ParamSet params = resolve_params(schema, e.values, e.name, e.where);
-    std::cout << fmt::format("  - name: {}   # {}\n    type: {}   # {}\n    set:\n", e.name, e.where.str(), e.type,
-                             schema.summary());
+    std::cout << fmt::format("  - name: {}   # {}\n    type: {}   # {}\n    set:\n", e.name,
+                             e.where.str(), e.type, schema.summary());
     for (const FieldSpec& f : schema.fields()) {
       const FieldValue& v = params.get(f.name);
-      std::cout << fmt::format("      {}: {}   # {} [{}; from {}]\n", f.name, v.text, f.description, f.type_text(),
-                               v.where.str());
+      std::cout << fmt::format("      {}: {}   # {} [{}; from {}]\n", f.name, v.text, f.description,
+                               f.type_text(), v.where.str());
     }
   }
   std::cout << "connections:\n";
-  for (const Connection& c : p.connections) std::cout << fmt::format("  - {} -> {}\n", c.from, c.to);
-  std::cout << fmt::format("# workload '{}': {} operations\n", sim.workload().name, sim.workload().operations.size());
+  for (const Connection& c : p.connections)
+    std::cout << fmt::format("  - {} -> {}\n", c.from, c.to);
+  std::cout << fmt::format("# workload '{}': {} operations\n", sim.workload().name,
+                           sim.workload().operations.size());
 }
 
 }  // namespace
@@ -37,41 +41,37 @@ int validate_command(const std::vector<std::string>& args) {
   RunOptions options;
   std::string profile;
   po::options_description opts("cnuas validate PLATFORM | --profile FILE [options]");
-  opts.add_options()("help,h", "show this help")("profile", po::value(&profile), "check one profile file")(
-      "workload,w", po::value(&options.workload_file), "check this workload instead of the platform's")(
+  opts.add_options()("help,h", "show this help")("profile", po::value(&profile),
+                                                 "check one profile file")(
+      "workload,w", po::value(&options.workload_file),
+      "check this workload instead of the platform's")(
       "dump", "print the resolved platform with every field's value, source and description")(
       "set", po::value(&options.sets)->composing(), "override a field: ELEMENT.FIELD=VALUE")(
       "plugin", po::value(&options.plugins)->composing(), "load a model plugin LIB.so");
-  po::options_description hidden;
-  hidden.add_options()("platform", po::value(&options.platform_file));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description positional;
-  positional.add("platform", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-  po::notify(vm);
+  po::variables_map vm = parse_command_line(args, opts, &options.platform_file);
   if (vm.count("help")) {
     std::cout << opts;
     return 0;
   }
   if (!profile.empty()) {
-    for (const auto& p : options.plugins) Registry::instance().load_plugin(p, SourceLocation{"--plugin " + p});
+    load_plugins(options.plugins);
     ProfileDoc doc = load_profile(profile);
     const Schema& schema = *Registry::instance().find(doc.type)->schema;
     resolve_params(schema, doc.values, "profile " + profile, SourceLocation{profile});
-    std::cout << fmt::format("{}: valid profile for {} ({} fields set)\n", profile, doc.type, doc.values.size());
+    std::cout << fmt::format("{}: valid profile for {} ({} fields set)\n", profile, doc.type,
+                             doc.values.size());
     return 0;
   }
-  if (options.platform_file.empty()) throw InputError("validate needs a PLATFORM file or --profile FILE");
+  if (options.platform_file.empty())
+    throw InputError("validate needs a PLATFORM file or --profile FILE");
   Simulation sim(options);
   if (vm.count("dump")) {
     dump_platform(sim);
   } else {
-    std::cout << fmt::format("{}: valid platform '{}' ({} elements, {} connections); workload '{}' ({} operations)\n",
-                             options.platform_file, sim.platform().name, sim.platform().elements.size(),
-                             sim.platform().connections.size(), sim.workload().name,
-                             sim.workload().operations.size());
+    std::cout << fmt::format(
+        "{}: valid platform '{}' ({} elements, {} connections); workload '{}' ({} operations)\n",
+        options.platform_file, sim.platform().name, sim.platform().elements.size(),
+        sim.platform().connections.size(), sim.workload().name, sim.workload().operations.size());
   }
   return 0;
 }

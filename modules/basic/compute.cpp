@@ -5,11 +5,12 @@
 namespace cnuas {
 
 const Schema& Compute::schema() {
-  static const Schema s = Schema("cnuas.compute", "Compute resource: overhead + flops / rate per lane")
-                              .integer("lanes", 1, "operations computed at once, each at the full rate", 1, 65536)
-                              .quantity("rate", Dimension::OpRate, std::nullopt, "peak rate of one lane", true)
-                              .quantity("overhead", Dimension::Time, "0 ns", "fixed time per operation (a launch)")
-                              .needs({WorkDim::Flops});
+  static const Schema s =
+      Schema("cnuas.compute", "Compute resource: overhead + flops / rate per lane")
+          .integer("lanes", 1, "operations computed at once, each at the full rate", 1, 65536)
+          .quantity("rate", Dimension::OpRate, std::nullopt, "peak rate of one lane", true)
+          .quantity("overhead", Dimension::Time, "0 ns", "fixed time per operation (a launch)")
+          .needs({WorkDim::Flops});
   return s;
 }
 

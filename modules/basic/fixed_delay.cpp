@@ -5,9 +5,10 @@
 namespace cnuas {
 
 const Schema& FixedDelay::schema() {
-  static const Schema s = Schema("cnuas.fixed_delay", "Fixed service time per operation, whatever its size")
-                              .integer("lanes", 1, "operations served at once", 1, 65536)
-                              .quantity("delay", Dimension::Time, std::nullopt, "service time of one operation");
+  static const Schema s =
+      Schema("cnuas.fixed_delay", "Fixed service time per operation, whatever its size")
+          .integer("lanes", 1, "operations served at once", 1, 65536)
+          .quantity("delay", Dimension::Time, std::nullopt, "service time of one operation");
   return s;
 }
 

@@ -9,7 +9,10 @@
 namespace cnuas {
 
 WorkloadDriver::WorkloadDriver(sc_core::sc_module_name name, std::vector<OperationGroup> groups)
-    : sc_module(name), out("out"), groups_(std::move(groups)), payloads_(RunContext::current().payloads()) {
+    : sc_module(name),
+      out("out"),
+      groups_(std::move(groups)),
+      payloads_(RunContext::current().payloads()) {
   out.register_nb_transport_bw(this, &WorkloadDriver::nb_transport_bw);
   for (std::uint32_t g = 0; g < groups_.size(); ++g) {
     groups_[g].waiting_for = static_cast<std::uint32_t>(groups_[g].after.size());
@@ -41,7 +44,8 @@ void WorkloadDriver::release(std::uint32_t g) {
   if (!group.periodic) {
     inject(*group.instances[0], ready_of(0));
   } else {
-    for (std::uint32_t i = 0; i < group.instances.size(); ++i) inject(*group.instances[i], ready_of(i));
+    for (std::uint32_t i = 0; i < group.instances.size(); ++i)
+      inject(*group.instances[i], ready_of(i));
   }
 }
 
@@ -54,8 +58,8 @@ void WorkloadDriver::inject(Operation& op, std::uint64_t ready_ps) {
   out[static_cast<int>(op.route->path.front()->index())]->nb_transport_fw(payload, phase, delay);
 }
 
-tlm::tlm_sync_enum WorkloadDriver::nb_transport_bw(int, tlm::tlm_generic_payload& trans, tlm::tlm_phase&,
-                                                   sc_core::sc_time& delay) {
+tlm::tlm_sync_enum WorkloadDriver::nb_transport_bw(int, tlm::tlm_generic_payload& trans,
+                                                   tlm::tlm_phase&, sc_core::sc_time& delay) {
   Operation& op = *trans.get_extension<OperationExtension>()->operation;
   const std::uint64_t done_ps = now_ps() + delay.value();
   payloads_.release(op);

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <vector>
 
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/multi_passthrough_initiator_socket.h>
 
 #include "core/operation.h"
 
@@ -22,12 +22,12 @@ class Element;
 struct OperationGroup {
   std::vector<Operation*> instances;
   std::uint64_t start_ps = 0;
-  bool periodic = false;              // false: repetitions run back to back
+  bool periodic = false;  // false: repetitions run back to back
   std::uint64_t interval_ps = 0;
-  std::vector<std::uint32_t> after;   // groups this one waits for
+  std::vector<std::uint32_t> after;  // groups this one waits for
   std::vector<std::uint32_t> dependents;
-  std::uint32_t waiting_for = 0;      // groups not yet complete
-  std::uint64_t released_at_ps = 0;   // latest completion among the groups waited for
+  std::uint32_t waiting_for = 0;     // groups not yet complete
+  std::uint64_t released_at_ps = 0;  // latest completion among the groups waited for
   std::uint32_t completed = 0;
   std::uint64_t completed_at_ps = 0;
 };

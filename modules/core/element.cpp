@@ -19,7 +19,8 @@ Element::Element(sc_core::sc_module_name name, const ParamSet& params, std::uint
   out.register_nb_transport_bw(this, &Element::nb_transport_bw);
   if (Waveforms* w = context_.waveforms()) {
     for (std::uint32_t lane = 0; lane < lanes; ++lane)
-      busy_signal_.push_back(w->add_signal(std::string(this->name()) + ".lane" + std::to_string(lane) + "_busy", 1));
+      busy_signal_.push_back(
+          w->add_signal(std::string(this->name()) + ".lane" + std::to_string(lane) + "_busy", 1));
     queue_signal_ = w->add_signal(std::string(this->name()) + ".queue_depth", 32);
   }
 }
@@ -46,13 +47,15 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
     pin = pinned_lane(op);
     b = pin ? lanes_.book_pinned(*pin, ready_ps, service) : lanes_.book(ready_ps, service);
   } catch (const std::exception& e) {
-    context_.fail(fmt::format("{} ({}): cannot serve operation '{}': {}", name(), type(), op.name(), e.what()));
+    context_.fail(fmt::format("{} ({}): cannot serve operation '{}': {}", name(), type(), op.name(),
+                              e.what()));
     return;
   }
   if (b.end_ps > op.end_ps) op.end_ps = b.end_ps;
   // Queue waits come from the trace at the end; without a trace the element keeps them.
   if (context_.trace_enabled)
-    context_.trace().record(op.index, index_, stage, b.lane, ready_ps, b.start_ps, b.end_ps, pin.has_value());
+    context_.trace().record(op.index, index_, stage, b.lane, ready_ps, b.start_ps, b.end_ps,
+                            pin.has_value());
   else
     stats_.waits_ps.push_back(b.start_ps - ready_ps);
   ++stats_.stages;
@@ -84,7 +87,8 @@ void Element::respond(Operation& op) {
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   sc_core::sc_time delay = ps_time(op.end_ps - now_ps());
   op.payload->set_response_status(tlm::TLM_OK_RESPONSE);
-  in[static_cast<int>(op.route->in_port[op.response_stage])]->nb_transport_bw(*op.payload, phase, delay);
+  in[static_cast<int>(op.route->in_port[op.response_stage])]->nb_transport_bw(*op.payload, phase,
+                                                                              delay);
 }
 
 tlm::tlm_sync_enum Element::nb_transport_bw(int, tlm::tlm_generic_payload& trans, tlm::tlm_phase&,

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
+#include <systemc>
+#include <tlm>
 
 #include "core/lanes.h"
 #include "core/operation.h"

@@ -4,12 +4,16 @@
 
 namespace cnuas {
 
-ForeignModel::ForeignModel(sc_core::sc_module_name name, const ParamSet& params, ForeignCreateFn create)
-    : Element(name, params, static_cast<std::uint32_t>(params.integer("lanes"))), to_model("to_model") {
+ForeignModel::ForeignModel(sc_core::sc_module_name name, const ParamSet& params,
+                           ForeignCreateFn create)
+    : Element(name, params, static_cast<std::uint32_t>(params.integer("lanes"))),
+      to_model("to_model") {
   model_ = create(type().c_str(), "model");
   if (model_ == nullptr)
-    throw InputError(fmt::format("{}: plugin did not create a model of type '{}'", this->name(), type()));
-  using TargetSocket = tlm::tlm_base_target_socket_b<32, tlm::tlm_fw_transport_if<>, tlm::tlm_bw_transport_if<>>;
+    throw InputError(
+        fmt::format("{}: plugin did not create a model of type '{}'", this->name(), type()));
+  using TargetSocket =
+      tlm::tlm_base_target_socket_b<32, tlm::tlm_fw_transport_if<>, tlm::tlm_bw_transport_if<>>;
   TargetSocket* target = nullptr;
   for (sc_core::sc_object* child : model_->get_child_objects())
     if (auto* s = dynamic_cast<TargetSocket*>(child)) {
@@ -17,7 +21,8 @@ ForeignModel::ForeignModel(sc_core::sc_module_name name, const ParamSet& params,
       break;
     }
   if (target == nullptr)
-    throw InputError(fmt::format("{}: plugin model '{}' has no 32-bit TLM-2.0 target socket", this->name(), type()));
+    throw InputError(fmt::format("{}: plugin model '{}' has no 32-bit TLM-2.0 target socket",
+                                 this->name(), type()));
   to_model.bind(*target);
 }
 
@@ -46,7 +51,8 @@ std::unique_ptr<Schema> foreign_model_schema(const std::string& type, const std:
   return schema;
 }
 
-ModelInfo foreign_model_info(const Schema& schema, ForeignCreateFn create, const std::string& origin) {
+ModelInfo foreign_model_info(const Schema& schema, ForeignCreateFn create,
+                             const std::string& origin) {
   return {&schema,
           [create](const std::string& name, const ParamSet& params) -> Element* {
             return new ForeignModel(name.c_str(), params, create);

@@ -33,6 +33,7 @@ class ForeignModel : public Element {
 };
 
 std::unique_ptr<Schema> foreign_model_schema(const std::string& type, const std::string& summary);
-ModelInfo foreign_model_info(const Schema& schema, ForeignCreateFn create, const std::string& origin);
+ModelInfo foreign_model_info(const Schema& schema, ForeignCreateFn create,
+                             const std::string& origin);
 
 }  // namespace cnuas

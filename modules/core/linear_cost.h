@@ -22,7 +22,8 @@ class LinearCost {
 
   std::uint64_t ceil_at(std::uint64_t x) const {
     u128 num;
-    if (__builtin_mul_overflow(static_cast<u128>(x), b_, &num) || __builtin_add_overflow(num, a_, &num))
+    if (__builtin_mul_overflow(static_cast<u128>(x), b_, &num) ||
+        __builtin_add_overflow(num, a_, &num))
       throw OverflowError();
     if (d_ == 1) return narrow(num);
     return narrow(num / d_ + (num % d_ != 0 ? 1 : 0));

@@ -18,8 +18,8 @@ tlm::tlm_generic_payload& PayloadPool::acquire(Operation& op) {
   p->set_command(tlm::TLM_WRITE_COMMAND);
   p->set_address(op.dims->has(WorkDim::Address) ? op.dims->get(WorkDim::Address) : 0);
   p->set_data_ptr(nullptr);  // timing only: the operation carries its work dimensions
-  p->set_data_length(static_cast<unsigned>(
-      std::min<std::uint64_t>(op.dims->has(WorkDim::Bytes) ? op.dims->get(WorkDim::Bytes) : 0, UINT32_MAX)));
+  p->set_data_length(static_cast<unsigned>(std::min<std::uint64_t>(
+      op.dims->has(WorkDim::Bytes) ? op.dims->get(WorkDim::Bytes) : 0, UINT32_MAX)));
   p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   op.payload = p;
   return *p;

@@ -24,7 +24,8 @@ enum class StageMode : std::uint8_t {
 struct Route {
   std::vector<Element*> path;
   std::vector<std::uint32_t> out_port;  // out_port[k]: binding of path[k].out leading to path[k+1]
-  std::vector<std::uint32_t> in_port;   // in_port[k]: binding of path[k].in it arrives by (0: the initiator)
+  std::vector<std::uint32_t>
+      in_port;  // in_port[k]: binding of path[k].in it arrives by (0: the initiator)
 };
 
 // What every repetition of a workload entry shares.
@@ -39,8 +40,8 @@ struct Operation {
   const OperationSpec* spec = nullptr;
   const WorkDims* dims = nullptr;  // &spec->dims, at hand for the models
   const Route* route = nullptr;
-  std::uint64_t ready_ps = 0;        // when its first stage became ready
-  std::uint64_t end_ps = 0;          // latest stage end so far
+  std::uint64_t ready_ps = 0;  // when its first stage became ready
+  std::uint64_t end_ps = 0;    // latest stage end so far
   std::uint32_t index = 0;
   std::uint32_t repetition = 0;
   std::uint32_t response_stage = 0;  // walks back along the path on the response

@@ -8,7 +8,8 @@
 namespace cnuas {
 
 bool is_identifier(const std::string& name) {
-  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
+    return false;
   for (char c : name)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return false;
   return true;
@@ -28,11 +29,13 @@ struct Loader {
 
   void load(const YamlSource& src, const SourceLocation& from) {
     for (const auto& v : visiting)
-      if (v == src.file) throw InputError(from, fmt::format("include loops back to '{}'", src.file));
+      if (v == src.file)
+        throw InputError(from, fmt::format("include loops back to '{}'", src.file));
     visiting.push_back(src.file);
     const std::string& file = src.file;
     require_map(src.root, file, "a platform");
-    check_keys(src.root, file, {"platform", "include", "plugins", "elements", "connections", "workload"},
+    check_keys(src.root, file,
+               {"platform", "include", "plugins", "elements", "connections", "workload"},
                "platform");
     if (const YAML::Node inc = src.root["include"]) {
       require_sequence(inc, file, "include");
@@ -44,9 +47,10 @@ struct Loader {
     if (const YAML::Node n = src.root["platform"]) {
       platform.name = scalar_text(n, file, "platform");
       if (!is_identifier(platform.name))
-        throw InputError(location_of(n, file),
-                         fmt::format("platform name '{}' must be an identifier (letters, digits, _ and -)",
-                                     platform.name));
+        throw InputError(
+            location_of(n, file),
+            fmt::format("platform name '{}' must be an identifier (letters, digits, _ and -)",
+                        platform.name));
     }
     if (const YAML::Node plugins = src.root["plugins"]) {
       require_sequence(plugins, file, "plugins");
@@ -80,8 +84,9 @@ struct Loader {
     if (!e["name"]) throw InputError(where, "element has no 'name:'");
     std::string name = scalar_text(e["name"], file, "name");
     if (!is_identifier(name))
-      throw InputError(location_of(e["name"], file),
-                       fmt::format("element name '{}' must be an identifier (letters, digits, _ and -)", name));
+      throw InputError(
+          location_of(e["name"], file),
+          fmt::format("element name '{}' must be an identifier (letters, digits, _ and -)", name));
     ElementInstance base;
     base.name = name;
     base.where = where;
@@ -95,8 +100,10 @@ struct Loader {
       std::string type = scalar_text(t, file, "type");
       Registry::instance().require(type, location_of(t, file));
       if (!base.type.empty() && base.type != type)
-        throw InputError(location_of(t, file), fmt::format("element '{}' says type '{}' but its profile '{}' is "
-                                                           "for '{}'", name, type, base.profile_file, base.type));
+        throw InputError(location_of(t, file),
+                         fmt::format("element '{}' says type '{}' but its profile '{}' is "
+                                     "for '{}'",
+                                     name, type, base.profile_file, base.type));
       base.type = type;
     }
     if (base.type.empty())
@@ -109,9 +116,10 @@ struct Loader {
     std::uint32_t count = 0;
     if (const YAML::Node c = e["count"]) {
       std::string text = scalar_text(c, file, "count");
-      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 6 ||
-          std::stoul(text) == 0)
-        throw InputError(location_of(c, file), fmt::format("count must be a whole number >= 1, got '{}'", text));
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
+          text.size() > 6 || std::stoul(text) == 0)
+        throw InputError(location_of(c, file),
+                         fmt::format("count must be a whole number >= 1, got '{}'", text));
       count = static_cast<std::uint32_t>(std::stoul(text));
     }
     auto add = [&](ElementInstance inst) {
@@ -119,8 +127,9 @@ struct Loader {
       for (auto& existing : platform.elements)
         if (existing.name == inst.name) {
           if (existing.type != inst.type)
-            throw InputError(inst.where, fmt::format("element '{}' redeclared with type '{}' (was '{}' at {})",
-                                                     inst.name, inst.type, existing.type, existing.where.str()));
+            throw InputError(
+                inst.where, fmt::format("element '{}' redeclared with type '{}' (was '{}' at {})",
+                                        inst.name, inst.type, existing.type, existing.where.str()));
           for (auto& [k, v] : inst.values) existing.values[k] = v;
           existing.where = inst.where;
           return;
@@ -153,20 +162,25 @@ struct Loader {
       std::vector<std::string> names;
       for (const auto& e : platform.elements) names.push_back(e.name);
       std::string hint = nearest_name(pattern, names);
-      throw InputError(where, fmt::format("connection names unknown element '{}'{}; elements: {}", pattern,
-                                          hint.empty() ? "" : " (did you mean '" + hint + "'?)",
-                                          join_names(names)));
+      throw InputError(
+          where,
+          fmt::format("connection names unknown element '{}'{}; elements: {}", pattern,
+                      hint.empty() ? "" : " (did you mean '" + hint + "'?)", join_names(names)));
     }
     return out;
   }
 
-  static std::string strip_socket(std::string endpoint, const char* socket, const SourceLocation& where) {
+  static std::string strip_socket(std::string endpoint, const char* socket,
+                                  const SourceLocation& where) {
     auto dot = endpoint.rfind('.');
     if (dot == std::string::npos) return endpoint;
     std::string s = endpoint.substr(dot + 1);
     if (s != socket)
-      throw InputError(where, fmt::format("socket '{}' in '{}': connections go from an element's 'out' socket to "
-                                          "another's 'in' socket", s, endpoint));
+      throw InputError(
+          where,
+          fmt::format("socket '{}' in '{}': connections go from an element's 'out' socket to "
+                      "another's 'in' socket",
+                      s, endpoint));
     return endpoint.substr(0, dot);
   }
 
@@ -190,7 +204,8 @@ struct Loader {
         len = 2;
       }
       if (arrow == std::string::npos)
-        throw InputError(where, fmt::format("connection '{}' must read 'a -> b' or 'a <-> b'", text));
+        throw InputError(where,
+                         fmt::format("connection '{}' must read 'a -> b' or 'a <-> b'", text));
       from = trim(text.substr(0, arrow));
       to = trim(text.substr(arrow + len));
     } else {
@@ -199,7 +214,8 @@ struct Loader {
       if (!c["from"] || !c["to"]) throw InputError(where, "connection needs 'from:' and 'to:'");
       from = scalar_text(c["from"], file, "from");
       to = scalar_text(c["to"], file, "to");
-      if (c["bidirectional"]) both = scalar_text(c["bidirectional"], file, "bidirectional") == "true";
+      if (c["bidirectional"])
+        both = scalar_text(c["bidirectional"], file, "bidirectional") == "true";
     }
     from = strip_socket(from, both ? "out" : "out", where);
     to = strip_socket(to, "in", where);
@@ -209,14 +225,17 @@ struct Loader {
       if (a == b) throw InputError(where, fmt::format("element '{}' cannot connect to itself", a));
       for (const auto& existing : platform.connections)
         if (existing.from == a && existing.to == b)
-          throw InputError(where, fmt::format("connection {} -> {} already made at {}", a, b, existing.where.str()));
+          throw InputError(where, fmt::format("connection {} -> {} already made at {}", a, b,
+                                              existing.where.str()));
       platform.connections.push_back({a, b, where});
     };
     // gpu[*] -> nic[*] pairs by index; one side single connects to all of the other.
     if (sources.size() > 1 && targets.size() > 1) {
       if (sources.size() != targets.size())
-        throw InputError(where, fmt::format("'{}' has {} elements but '{}' has {}: [*] on both sides pairs them "
-                                            "by index", from, sources.size(), to, targets.size()));
+        throw InputError(
+            where, fmt::format("'{}' has {} elements but '{}' has {}: [*] on both sides pairs them "
+                               "by index",
+                               from, sources.size(), to, targets.size()));
       for (size_t i = 0; i < sources.size(); ++i) {
         connect(sources[i], targets[i]);
         if (both) connect(targets[i], sources[i]);
@@ -250,7 +269,8 @@ void apply_override(PlatformDesc& platform, const std::string& assignment) {
   auto eq = assignment.find('=');
   auto dot = assignment.rfind('.', eq);
   if (eq == std::string::npos || dot == std::string::npos || dot == 0)
-    throw InputError(fmt::format("--set '{}': expected ELEMENT.FIELD=VALUE (ELEMENT may use [*])", assignment));
+    throw InputError(
+        fmt::format("--set '{}': expected ELEMENT.FIELD=VALUE (ELEMENT may use [*])", assignment));
   std::string element = assignment.substr(0, dot);
   std::string field = assignment.substr(dot + 1, eq - dot - 1);
   std::string value = assignment.substr(eq + 1);
@@ -267,16 +287,18 @@ void apply_override(PlatformDesc& platform, const std::string& assignment) {
     const Schema& schema = *Registry::instance().find(e.type)->schema;
     if (!schema.find(field)) {
       std::string hint = nearest_name(field, schema.field_names());
-      throw InputError(fmt::format("--set '{}': element '{}' (type {}) has no field '{}'{}; fields: {}", assignment,
-                                   e.name, e.type, field, hint.empty() ? "" : " (did you mean '" + hint + "'?)",
-                                   join_names(schema.field_names())));
+      throw InputError(fmt::format(
+          "--set '{}': element '{}' (type {}) has no field '{}'{}; fields: {}", assignment, e.name,
+          e.type, field, hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+          join_names(schema.field_names())));
     }
     e.values[field] = {value, where};
   }
   if (!matched) {
     std::string hint = nearest_name(element, names);
     throw InputError(fmt::format("--set '{}': no element '{}'{}; elements: {}", assignment, element,
-                                 hint.empty() ? "" : " (did you mean '" + hint + "'?)", join_names(names)));
+                                 hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+                                 join_names(names)));
   }
 }
 

@@ -43,8 +43,8 @@ struct PlatformDesc {
   std::vector<ElementInstance> elements;
   std::vector<Connection> connections;
   std::vector<std::pair<std::string, SourceLocation>> plugins;
-  YAML::Node workload;       // a path scalar or an inline mapping
-  std::string workload_file; // the file the workload node sits in
+  YAML::Node workload;        // a path scalar or an inline mapping
+  std::string workload_file;  // the file the workload node sits in
 
   const ElementInstance* find(const std::string& instance) const;
 };

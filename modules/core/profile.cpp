@@ -5,14 +5,16 @@
 namespace cnuas {
 
 void read_field_values(const YAML::Node& map, const std::string& file, const Schema& schema,
-                       const std::vector<std::string>& reserved, const std::string& what, RawValues& out) {
+                       const std::vector<std::string>& reserved, const std::string& what,
+                       RawValues& out) {
   std::vector<std::string> accepted = reserved;
   for (const auto& f : schema.fields()) accepted.push_back(f.name);
   check_keys(map, file, accepted, what + " (type " + schema.type() + ")");
   for (auto it = map.begin(); it != map.end(); ++it) {
     std::string key = it->first.Scalar();
     if (!schema.find(key)) continue;  // a reserved key
-    out[key] = {scalar_text(it->second, file, "field '" + key + "'"), location_of(it->second, file)};
+    out[key] = {scalar_text(it->second, file, "field '" + key + "'"),
+                location_of(it->second, file)};
   }
 }
 
@@ -44,8 +46,10 @@ static ProfileDoc load_profile_chain(const std::string& path, const SourceLocati
                                    base_path, parent.type, doc.type));
     doc.values = parent.values;
   }
-  if (const YAML::Node d = src.root["description"]) doc.description = scalar_text(d, path, "description");
-  read_field_values(src.root, path, *model.schema, {"type", "base", "description"}, "profile", doc.values);
+  if (const YAML::Node d = src.root["description"])
+    doc.description = scalar_text(d, path, "description");
+  read_field_values(src.root, path, *model.schema, {"type", "base", "description"}, "profile",
+                    doc.values);
   visiting.pop_back();
   return doc;
 }
@@ -67,8 +71,9 @@ ParamSet resolve_params(const Schema& schema, const RawValues& values, const std
     const FieldSpec* spec = schema.find(key);
     if (spec == nullptr) {
       std::string hint = nearest_name(key, schema.field_names());
-      throw InputError(raw.where, fmt::format("{}: unknown field '{}' for type {}{}; accepted: {}", owner, key,
-                                              schema.type(), hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+      throw InputError(raw.where, fmt::format("{}: unknown field '{}' for type {}{}; accepted: {}",
+                                              owner, key, schema.type(),
+                                              hint.empty() ? "" : " (did you mean '" + hint + "'?)",
                                               join_names(schema.field_names())));
     }
     params.set(key, parse_field_value(*spec, raw.text, raw.where, owner));

@@ -39,7 +39,8 @@ ProfileDoc load_profile(const std::string& path, const SourceLocation& reference
 
 // Reads `key: value` scalars of `map` into `out`, checking keys against `schema`.
 void read_field_values(const YAML::Node& map, const std::string& file, const Schema& schema,
-                       const std::vector<std::string>& reserved, const std::string& what, RawValues& out);
+                       const std::vector<std::string>& reserved, const std::string& what,
+                       RawValues& out);
 
 // Parses raw values against the schema and fills defaults.
 ParamSet resolve_params(const Schema& schema, const RawValues& values, const std::string& owner,

@@ -80,8 +80,9 @@ void Registry::load_plugin(const std::string& given_path, const SourceLocation& 
   std::error_code ec;
   std::string path = found.empty() ? "" : std::filesystem::weakly_canonical(found, ec).string();
   if (found.empty() || ec || !std::filesystem::exists(path))
-    throw InputError(where, fmt::format("cannot load plugin '{}': no such file{}", given_path,
-                                        searched.empty() ? "" : " (searched " + join_names(searched) + ")"));
+    throw InputError(
+        where, fmt::format("cannot load plugin '{}': no such file{}", given_path,
+                           searched.empty() ? "" : " (searched " + join_names(searched) + ")"));
   for (const auto& p : loaded_plugins_)
     if (p == path) return;
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
@@ -97,7 +98,8 @@ void Registry::load_plugin(const std::string& given_path, const SourceLocation& 
                                         CNUAS_PLUGIN_TYPES_SYMBOL, CNUAS_PLUGIN_CREATE_SYMBOL));
   for (const char* const* t = types(); t[0] != nullptr && t[1] != nullptr; t += 2) {
     owned_schemas_.push_back(foreign_model_schema(t[0], t[1]));
-    add(foreign_model_info(*owned_schemas_.back(), reinterpret_cast<ForeignCreateFn>(create), path));
+    add(foreign_model_info(*owned_schemas_.back(), reinterpret_cast<ForeignCreateFn>(create),
+                           path));
   }
 }
 

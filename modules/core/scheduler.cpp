@@ -12,7 +12,8 @@ Scheduler::Scheduler(sc_core::sc_module_name name) : sc_module(name) {
   dont_initialize();
 }
 
-void Scheduler::enqueue(Element* element, Operation* op, std::uint32_t stage, std::uint64_t ready_ps) {
+void Scheduler::enqueue(Element* element, Operation* op, std::uint32_t stage,
+                        std::uint64_t ready_ps) {
   heap_.push_back({ready_ps, arrivals_++, element, op, stage});
   std::push_heap(heap_.begin(), heap_.end(), Later{});
   if (!dispatching_ && ready_ps < armed_for_) arm(now_ps());
@@ -28,7 +29,8 @@ void Scheduler::arm(std::uint64_t now) {
 std::uint64_t Scheduler::horizon(std::uint64_t now) const {
   if (!lookahead_) return now + 1;
   // Zero when something is runnable now; the end of time when nothing is pending.
-  const std::uint64_t gap = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext()).value();
+  const std::uint64_t gap =
+      sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext()).value();
   if (gap == 0) return now + 1;
   return gap >= UINT64_MAX - now ? UINT64_MAX : now + gap;
 }
@@ -45,8 +47,8 @@ void Scheduler::dispatch() {
   // can still arrive ahead of it. Results are the same as waking at each ready
   // time; only the SystemC wake-ups are saved. Booking may enqueue more stages
   // (the next hop, the next operation); they join this loop in order.
-  std::uint64_t limit = now + 1;       // entries ready before this are safe to book
-  std::uint64_t checked_for = now;     // the ready time the limit was last computed for
+  std::uint64_t limit = now + 1;    // entries ready before this are safe to book
+  std::uint64_t checked_for = now;  // the ready time the limit was last computed for
   while (!heap_.empty()) {
     const Entry& top = heap_.front();
     if (top.ready_ps > now) {

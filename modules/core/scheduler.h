@@ -59,5 +59,4 @@ class Scheduler : public sc_core::sc_module {
   sc_core::sc_event wake_;
 };
 
-
 }  // namespace cnuas

@@ -11,9 +11,12 @@ std::string FieldSpec::type_text() const {
       return fmt::format("integer {}..{}", min_integer, max_integer);
     case FieldKind::Quantity:
       return fmt::format("{} ({})", dimension_name(dimension), accepted_units(dimension));
-    case FieldKind::Text: return "text";
-    case FieldKind::Boolean: return "true or false";
-    case FieldKind::Choice: return "one of: " + join_names(choices);
+    case FieldKind::Text:
+      return "text";
+    case FieldKind::Boolean:
+      return "true or false";
+    case FieldKind::Choice:
+      return "one of: " + join_names(choices);
   }
   return "";
 }
@@ -32,8 +35,9 @@ Schema& Schema::integer(const std::string& name, std::optional<std::uint64_t> de
   return *this;
 }
 
-Schema& Schema::quantity(const std::string& name, Dimension d, std::optional<std::string> default_text,
-                         const std::string& description, bool positive) {
+Schema& Schema::quantity(const std::string& name, Dimension d,
+                         std::optional<std::string> default_text, const std::string& description,
+                         bool positive) {
   FieldSpec f;
   f.name = name;
   f.kind = FieldKind::Quantity;
@@ -58,7 +62,8 @@ Schema& Schema::text(const std::string& name, std::optional<std::string> default
   return *this;
 }
 
-Schema& Schema::boolean(const std::string& name, bool default_value, const std::string& description) {
+Schema& Schema::boolean(const std::string& name, bool default_value,
+                        const std::string& description) {
   FieldSpec f;
   f.name = name;
   f.kind = FieldKind::Boolean;
@@ -108,7 +113,8 @@ std::string Schema::describe_text() const {
   out += "  fields:\n";
   for (const auto& f : fields_) {
     out += fmt::format("    {:<18} {}\n", f.name, f.type_text());
-    out += fmt::format("    {:<18} {}\n", "", f.required ? "required" : "default: " + f.default_text);
+    out +=
+        fmt::format("    {:<18} {}\n", "", f.required ? "required" : "default: " + f.default_text);
     out += fmt::format("    {:<18} {}\n", "", f.description);
   }
   return out;
@@ -142,7 +148,8 @@ FieldValue parse_field_value(const FieldSpec& spec, const std::string& text,
     switch (spec.kind) {
       case FieldKind::Integer: {
         Rational r = parse_decimal(text);
-        if (!r.is_integer()) fail(fmt::format("'{}' is not a whole number; expected {}", text, spec.type_text()));
+        if (!r.is_integer())
+          fail(fmt::format("'{}' is not a whole number; expected {}", text, spec.type_text()));
         v.integer = r.floor_u64();
         if (v.integer < spec.min_integer || v.integer > spec.max_integer)
           fail(fmt::format("{} is out of range; expected {}", v.integer, spec.type_text()));
@@ -153,18 +160,23 @@ FieldValue parse_field_value(const FieldSpec& spec, const std::string& text,
         if (spec.positive && v.quantity.value.is_zero())
           fail(fmt::format("must be greater than zero, got '{}'", text));
         break;
-      case FieldKind::Text: break;
+      case FieldKind::Text:
+        break;
       case FieldKind::Boolean:
-        if (text == "true") v.boolean = true;
-        else if (text == "false") v.boolean = false;
-        else fail(fmt::format("'{}' is not true or false", text));
+        if (text == "true")
+          v.boolean = true;
+        else if (text == "false")
+          v.boolean = false;
+        else
+          fail(fmt::format("'{}' is not true or false", text));
         break;
       case FieldKind::Choice: {
         bool ok = false;
         for (const auto& c : spec.choices) ok = ok || c == text;
         if (!ok) {
           std::string hint = nearest_name(text, spec.choices);
-          fail(fmt::format("'{}' is not accepted; expected one of: {}{}", text, join_names(spec.choices),
+          fail(fmt::format("'{}' is not accepted; expected one of: {}{}", text,
+                           join_names(spec.choices),
                            hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
         }
         break;
@@ -180,7 +192,8 @@ FieldValue parse_field_value(const FieldSpec& spec, const std::string& text,
 
 const FieldValue& ParamSet::get(const std::string& name) const {
   auto it = values_.find(name);
-  if (it == values_.end()) throw std::logic_error("model read undeclared or unset field '" + name + "'");
+  if (it == values_.end())
+    throw std::logic_error("model read undeclared or unset field '" + name + "'");
   return it->second;
 }
 

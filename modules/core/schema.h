@@ -36,11 +36,13 @@ struct FieldSpec {
 
 class Schema {
  public:
-  Schema(std::string type, std::string summary) : type_(std::move(type)), summary_(std::move(summary)) {}
+  Schema(std::string type, std::string summary)
+      : type_(std::move(type)), summary_(std::move(summary)) {}
 
   // Builders; each returns *this for chaining in a model's static declaration.
   Schema& integer(const std::string& name, std::optional<std::uint64_t> default_value,
-                  const std::string& description, std::uint64_t min = 0, std::uint64_t max = UINT64_MAX);
+                  const std::string& description, std::uint64_t min = 0,
+                  std::uint64_t max = UINT64_MAX);
   Schema& quantity(const std::string& name, Dimension d, std::optional<std::string> default_text,
                    const std::string& description, bool positive = false);
   Schema& text(const std::string& name, std::optional<std::string> default_text,

@@ -15,7 +15,8 @@
 
 namespace cnuas {
 
-static_assert(sizeof(sc_core::sc_time) == sizeof(std::uint64_t) && std::is_standard_layout<sc_core::sc_time>::value,
+static_assert(sizeof(sc_core::sc_time) == sizeof(std::uint64_t) &&
+                  std::is_standard_layout<sc_core::sc_time>::value,
               "sc_time is expected to hold a single 64-bit tick count");
 
 inline sc_core::sc_time ps_time(std::uint64_t ps) {

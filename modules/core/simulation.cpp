@@ -11,7 +11,8 @@
 
 namespace cnuas {
 
-PlatformModule::PlatformModule(sc_core::sc_module_name name, const PlatformDesc& desc) : sc_module(name) {
+PlatformModule::PlatformModule(sc_core::sc_module_name name, const PlatformDesc& desc)
+    : sc_module(name) {
   for (const ElementInstance& inst : desc.elements) {
     const ModelInfo& model = Registry::instance().require(inst.type, inst.where);
     const std::string owner = fmt::format("element '{}' ({})", inst.name, inst.type);
@@ -26,7 +27,8 @@ PlatformModule::PlatformModule(sc_core::sc_module_name name, const PlatformDesc&
     const std::size_t from = position(c.from);
     Element& to = element(c.to);
     // multi_passthrough sockets number their bindings in binding order.
-    ports_[from].push_back({&to, static_cast<std::uint32_t>(ports_[from].size()), in_bindings_[position(c.to)]++});
+    ports_[from].push_back(
+        {&to, static_cast<std::uint32_t>(ports_[from].size()), in_bindings_[position(c.to)]++});
     elements_[from]->out.bind(to.in);
   }
 }
@@ -57,10 +59,11 @@ std::uint32_t PlatformModule::driver_in_port(const Element* e) const {
 namespace cnuas {
 
 Simulation::Simulation(const RunOptions& options) : options_(options) {
-  for (const auto& p : options_.plugins) Registry::instance().load_plugin(p, SourceLocation{"--plugin " + p});
-  YamlSource source = options_.platform_file.empty()
-                          ? load_yaml_text(embedded_default_platform(), "<embedded default platform>")
-                          : load_yaml_file(options_.platform_file);
+  for (const auto& p : options_.plugins)
+    Registry::instance().load_plugin(p, SourceLocation{"--plugin " + p});
+  YamlSource source = options_.platform_file.empty() ? load_yaml_text(embedded_default_platform(),
+                                                                      "<embedded default platform>")
+                                                     : load_yaml_file(options_.platform_file);
   platform_ = load_platform(source);
   for (const auto& s : options_.sets) apply_override(platform_, s);
   // Resolve every element's parameters now so bad values fail before elaboration.
@@ -93,9 +96,10 @@ void Simulation::elaborate() {
   for (const OperationDesc& desc : workload_.operations) instances += desc.repeat;
   constexpr std::uint64_t kMaxInstances = 100'000'000;  // 6.4 GB of operation state
   if (instances > kMaxInstances)
-    throw InputError(SourceLocation{workload_.file},
-                     fmt::format("workload '{}' expands to {} operation instances; at most {} are accepted",
-                                 workload_.name, instances, kMaxInstances));
+    throw InputError(
+        SourceLocation{workload_.file},
+        fmt::format("workload '{}' expands to {} operation instances; at most {} are accepted",
+                    workload_.name, instances, kMaxInstances));
   for (const OperationDesc& desc : workload_.operations) {
     OperationGroup group;
     group.start_ps = desc.start_ps;
@@ -124,7 +128,8 @@ void Simulation::elaborate() {
     groups.push_back(std::move(group));
   }
   for (std::size_t g = 0; g < workload_.operations.size(); ++g)
-    for (const auto& dep : workload_.operations[g].after) groups[g].after.push_back(group_index[dep]);
+    for (const auto& dep : workload_.operations[g].after)
+      groups[g].after.push_back(group_index[dep]);
   driver_ = std::make_unique<WorkloadDriver>("driver", std::move(groups));
   // The driver may start an operation at any element; it binds last, after every connection.
   for (Element* e : module_->elements()) driver_->out.bind(e->in);
@@ -138,11 +143,14 @@ void Simulation::run() {
   if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
   if (driver_->completed_operations() != driver_->total_operations())
     throw std::logic_error(fmt::format("simulation ended with {} of {} operations complete",
-                                       driver_->completed_operations(), driver_->total_operations()));
+                                       driver_->completed_operations(),
+                                       driver_->total_operations()));
   write_outputs();
 }
 
-std::uint64_t Simulation::makespan_ps() const { return cnuas::makespan_ps(RunContext::current()); }
+std::uint64_t Simulation::makespan_ps() const {
+  return cnuas::makespan_ps(RunContext::current());
+}
 
 static std::ofstream open_output(const std::string& path) {
   std::ofstream out(path, std::ios::binary);
@@ -152,7 +160,8 @@ static std::ofstream open_output(const std::string& path) {
 
 void Simulation::write_outputs() const {
   RunContext& context = RunContext::current();
-  const TraceNames names{&context.component_names(), &context.component_lanes(), &context.operations()};
+  const TraceNames names{&context.component_names(), &context.component_lanes(),
+                         &context.operations()};
   if (!options_.trace_path.empty() || !options_.perfetto_path.empty()) {
     const std::vector<std::uint64_t> ordered = context.trace().ordered();
     if (!options_.trace_path.empty()) {
@@ -180,9 +189,9 @@ static std::string time_text(std::uint64_t ps) {
 std::string Simulation::summary() const {
   const RunContext& context = RunContext::current();
   const std::uint64_t makespan = makespan_ps();
-  std::string out = fmt::format("cnuas: platform '{}' ({} elements), workload '{}' ({} operations)\n",
-                                platform_.name, platform_.elements.size(), workload_.name,
-                                context.operations().size());
+  std::string out = fmt::format(
+      "cnuas: platform '{}' ({} elements), workload '{}' ({} operations)\n", platform_.name,
+      platform_.elements.size(), workload_.name, context.operations().size());
   std::uint64_t stages = 0;
   const Element* busiest = nullptr;
   Rational busiest_util;
@@ -200,8 +209,8 @@ std::string Simulation::summary() const {
   out += fmt::format("  simulated time: {} [analytic]  ({} stages booked, {:.3f} s host time)\n",
                      time_text(makespan), stages, wall_seconds_);
   if (busiest)
-    out += fmt::format("  busiest element: {} at {}% of its lanes' time [analytic]\n", busiest->name(),
-                       (busiest_util * Rational(100)).to_decimal(1));
+    out += fmt::format("  busiest element: {} at {}% of its lanes' time [analytic]\n",
+                       busiest->name(), (busiest_util * Rational(100)).to_decimal(1));
   auto wrote = [&](const std::string& what, const std::string& path) {
     if (!path.empty()) out += fmt::format("  {:<9} {}\n", what, path);
   };

@@ -29,7 +29,9 @@ class PlatformModule : public sc_core::sc_module {
   Element& element(const std::string& instance_name) const;
   const std::vector<Element*>& elements() const { return elements_; }
   // Binding of from.out leading to `to`, and of to.in it arrives by.
-  std::uint32_t out_port(const Element* from, const Element* to) const { return port(from, to).out; }
+  std::uint32_t out_port(const Element* from, const Element* to) const {
+    return port(from, to).out;
+  }
   std::uint32_t in_port(const Element* from, const Element* to) const { return port(from, to).in; }
   // Binding of e.in the workload driver uses (the driver binds after all connections).
   std::uint32_t driver_in_port(const Element* e) const;

@@ -39,7 +39,8 @@ std::vector<std::vector<std::uint64_t>> queue_waits(const RunContext& context) {
     return waits;
   }
   const TraceSink& trace = context.trace();
-  for (std::size_t i = 0; i < trace.size(); ++i) waits[trace[i].component].push_back(trace[i].start_ps - trace[i].ready_ps);
+  for (std::size_t i = 0; i < trace.size(); ++i)
+    waits[trace[i].component].push_back(trace[i].start_ps - trace[i].ready_ps);
   return waits;
 }
 
@@ -53,11 +54,13 @@ void write_stats_json(std::ostream& out, const RunContext& context) {
   std::uint64_t stages = 0;
   for (const Element* e : context.elements()) stages += e->stats().stages;
   const std::vector<std::vector<std::uint64_t>> waits = queue_waits(context);
-  put("{{\n  \"format\": \"cnuas-stats\",\n  \"version\": 1,\n  \"class\": \"{}\",\n  \"time_unit\": \"ps\",\n"
-      "  \"platform\": \"{}\",\n  \"workload\": \"{}\",\n  \"makespan_ps\": {},\n  \"stages\": {},\n"
+  put("{{\n  \"format\": \"cnuas-stats\",\n  \"version\": 1,\n  \"class\": \"{}\",\n  "
+      "\"time_unit\": \"ps\",\n"
+      "  \"platform\": \"{}\",\n  \"workload\": \"{}\",\n  \"makespan_ps\": {},\n  \"stages\": "
+      "{},\n"
       "  \"operations_count\": {},\n  \"elements\": {{",
-      context.header.evidence_class, context.header.platform, context.header.workload, makespan, stages,
-      context.operations().size());
+      context.header.evidence_class, context.header.platform, context.header.workload, makespan,
+      stages, context.operations().size());
   bool first = true;
   for (const Element* e : context.elements()) {
     const LaneSet& lanes = e->lanes();
@@ -65,24 +68,27 @@ void write_stats_json(std::ostream& out, const RunContext& context) {
     std::string lane_text;
     for (std::uint32_t l = 0; l < lanes.size(); ++l) {
       busy += lanes.busy_ps(l);
-      lane_text += fmt::format("{}{{\"lane\": {}, \"busy_ps\": {}, \"utilization\": {}}}", l ? ", " : "", l,
-                               lanes.busy_ps(l), ratio(lanes.busy_ps(l)));
+      lane_text += fmt::format("{}{{\"lane\": {}, \"busy_ps\": {}, \"utilization\": {}}}",
+                               l ? ", " : "", l, lanes.busy_ps(l), ratio(lanes.busy_ps(l)));
     }
     WaitSummary w = summarize_waits(waits[e->index()]);
     put("{}\n    \"{}\": {{\"type\": \"{}\", \"stages\": {}, \"busy_ps\": {}, \"utilization\": {}, "
-        "\"queue_wait_ps\": {{\"mean\": {}, \"p50\": {}, \"p99\": {}, \"max\": {}}}, \"lanes\": [{}]}}",
+        "\"queue_wait_ps\": {{\"mean\": {}, \"p50\": {}, \"p99\": {}, \"max\": {}}}, \"lanes\": "
+        "[{}]}}",
         first ? "" : ",", e->name(), e->type(), e->stats().stages, busy,
-        lanes.size() ? (makespan == 0 ? std::string("0")
-                                      : (Rational(busy) / Rational(makespan * lanes.size())).to_decimal(6))
-                     : "0",
+        lanes.size()
+            ? (makespan == 0 ? std::string("0")
+                             : (Rational(busy) / Rational(makespan * lanes.size())).to_decimal(6))
+            : "0",
         w.mean.to_decimal(3), w.p50, w.p99, w.max, lane_text);
     first = false;
   }
   put("\n  }},\n  \"operations\": {{");
   first = true;
   for (const Operation* op : context.operations()) {
-    put("{}\n    \"{}\": {{\"ready_ps\": {}, \"end_ps\": {}, \"latency_ps\": {}, \"stages\": {}}}", first ? "" : ",",
-        op->name(), op->ready_ps, op->end_ps, op->end_ps - op->ready_ps, op->route->path.size());
+    put("{}\n    \"{}\": {{\"ready_ps\": {}, \"end_ps\": {}, \"latency_ps\": {}, \"stages\": {}}}",
+        first ? "" : ",", op->name(), op->ready_ps, op->end_ps, op->end_ps - op->ready_ps,
+        op->route->path.size());
     first = false;
   }
   put("\n  }}\n}}\n");

@@ -20,7 +20,8 @@ void TraceSink::add_chunk() {
   // Huge pages where the kernel grants them: one fault per 2 MiB instead of one
   // per 4 KiB as the trace grows. The mapping is 2 MiB aligned for that.
   constexpr std::size_t kHuge = 2u << 20;
-  void* raw = mmap(nullptr, kChunkBytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* raw = mmap(nullptr, kChunkBytes + kHuge, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) throw std::bad_alloc();
   const auto base = reinterpret_cast<std::uintptr_t>(raw);
   const std::uintptr_t aligned = (base + kHuge - 1) & ~(kHuge - 1);
@@ -36,8 +37,9 @@ std::vector<std::uint64_t> TraceSink::ordered() const {
   std::vector<std::uint64_t> order(size_);
   for (std::size_t i = 0; i < size_; ++i) order[i] = i;
   // Booking order is nearly trace order already; a stable sort by start keeps seq order on ties.
-  std::stable_sort(order.begin(), order.end(),
-                   [this](std::uint64_t a, std::uint64_t b) { return (*this)[a].start_ps < (*this)[b].start_ps; });
+  std::stable_sort(order.begin(), order.end(), [this](std::uint64_t a, std::uint64_t b) {
+    return (*this)[a].start_ps < (*this)[b].start_ps;
+  });
   return order;
 }
 
@@ -50,7 +52,8 @@ static void append_dims(fmt::memory_buffer& buf, const WorkDims& dims) {
   bool first = true;
   for (const auto& info : work_dim_table()) {
     if (!dims.has(info.id)) continue;
-    fmt::format_to(std::back_inserter(buf), "{}\"{}\":{}", first ? "" : ",", info.name, dims.get(info.id));
+    fmt::format_to(std::back_inserter(buf), "{}\"{}\":{}", first ? "" : ",", info.name,
+                   dims.get(info.id));
     first = false;
   }
   buf.push_back('}');
@@ -97,11 +100,12 @@ void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const Tr
   // One process per component, one thread per lane: one track per component lane.
   for (std::uint32_t c = 0; c < names.components->size(); ++c) {
     sep();
-    put("{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":\"{}\"}}}}\n", c + 1,
-        (*names.components)[c]);
+    put("{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":\"{}\"}}}}\n",
+        c + 1, (*names.components)[c]);
     for (std::uint32_t lane = 0; lane < (*names.component_lanes)[c]; ++lane) {
       sep();
-      put("{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"lane {}\"}}}}\n",
+      put("{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":"
+          "\"lane {}\"}}}}\n",
           c + 1, lane, lane);
     }
   }
@@ -109,7 +113,8 @@ void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const Tr
     sep();
     const StageEvent& e = sink[seq];
     const Operation& op = *(*names.operations)[e.op];
-    put("{{\"ph\":\"X\",\"cat\":\"stage\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
+    put("{{\"ph\":\"X\",\"cat\":\"stage\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{"
+        "},"
         "\"args\":{{\"seq\":{},\"stage\":{},\"ready_ps\":{},\"start_ps\":{},\"end_ps\":{}{}}}}}\n",
         op.name(), e.component + 1, e.lane, ps_to_us_text(e.start_ps),
         ps_to_us_text(e.end_ps - e.start_ps), seq, e.stage, e.ready_ps, e.start_ps, e.end_ps,

@@ -44,13 +44,15 @@ class TraceSink {
   void record(std::uint32_t op, std::uint32_t component, std::uint32_t stage, std::uint32_t lane,
               std::uint64_t ready_ps, std::uint64_t start_ps, std::uint64_t end_ps, bool pinned) {
     if (fill_ == kChunkEvents) add_chunk();
-    chunks_.back()[fill_++] = {ready_ps, start_ps, end_ps, op, component, stage, static_cast<std::uint16_t>(lane),
-                               pinned};
+    chunks_.back()[fill_++] = {
+        ready_ps, start_ps, end_ps, op, component, stage, static_cast<std::uint16_t>(lane), pinned};
     ++size_;
   }
   std::size_t size() const { return size_; }
   // The event with booking sequence number `seq`.
-  const StageEvent& operator[](std::size_t seq) const { return chunks_[seq / kChunkEvents][seq % kChunkEvents]; }
+  const StageEvent& operator[](std::size_t seq) const {
+    return chunks_[seq / kChunkEvents][seq % kChunkEvents];
+  }
   // Sequence numbers in trace order: (start_ps, seq).
   std::vector<std::uint64_t> ordered() const;
 

@@ -22,14 +22,14 @@ const std::map<std::string, UnitInfo, std::less<>>& unit_table() {
   static const auto table = [] {
     std::map<std::string, UnitInfo, std::less<>> t;
     auto add = [&](const std::string& name, Dimension d, Rational f) { t[name] = {d, f}; };
-    const std::pair<const char*, int> time_units[] = {
-        {"ps", 0}, {"ns", 3}, {"us", 6}, {"\xC2\xB5s", 6}, {"ms", 9}, {"s", 12}};
+    const std::pair<const char*, int> time_units[] = {{"ps", 0},        {"ns", 3}, {"us", 6},
+                                                      {"\xC2\xB5s", 6}, {"ms", 9}, {"s", 12}};
     for (auto& [n, e] : time_units) add(n, Dimension::Time, Rational(pow10(e), 1));
 
-    const std::pair<const char*, int> si[] = {{"", 0}, {"k", 3}, {"K", 3}, {"M", 6},
+    const std::pair<const char*, int> si[] = {{"", 0},  {"k", 3},  {"K", 3}, {"M", 6},
                                               {"G", 9}, {"T", 12}, {"P", 15}};
-    const std::pair<const char*, int> binary[] = {{"Ki", 10}, {"Mi", 20}, {"Gi", 30},
-                                                  {"Ti", 40}, {"Pi", 50}};
+    const std::pair<const char*, int> binary[] = {
+        {"Ki", 10}, {"Mi", 20}, {"Gi", 30}, {"Ti", 40}, {"Pi", 50}};
     for (auto& [p, e] : si) {
       Rational f(pow10(e), 1);
       add(std::string(p) + "bit", Dimension::Data, f);
@@ -48,8 +48,8 @@ const std::map<std::string, UnitInfo, std::less<>>& unit_table() {
       add(std::string(p) + "bit", Dimension::Data, f);
       add(std::string(p) + "B/s", Dimension::DataRate, f * Rational(8));
     }
-    const std::pair<const char*, int> hz[] = {{"Hz", 0}, {"kHz", 3}, {"MHz", 6}, {"GHz", 9},
-                                              {"THz", 12}};
+    const std::pair<const char*, int> hz[] = {
+        {"Hz", 0}, {"kHz", 3}, {"MHz", 6}, {"GHz", 9}, {"THz", 12}};
     for (auto& [n, e] : hz) add(n, Dimension::Frequency, Rational(pow10(e), 1));
     add("baud", Dimension::Frequency, Rational(1));
     add("mW", Dimension::Power, Rational(1, 1000));
@@ -78,14 +78,22 @@ std::string trim(std::string_view s) {
 
 const char* dimension_name(Dimension d) {
   switch (d) {
-    case Dimension::Count: return "count";
-    case Dimension::Time: return "time";
-    case Dimension::Data: return "data size";
-    case Dimension::DataRate: return "data rate";
-    case Dimension::Frequency: return "frequency";
-    case Dimension::Power: return "power";
-    case Dimension::Energy: return "energy";
-    case Dimension::OpRate: return "operation rate";
+    case Dimension::Count:
+      return "count";
+    case Dimension::Time:
+      return "time";
+    case Dimension::Data:
+      return "data size";
+    case Dimension::DataRate:
+      return "data rate";
+    case Dimension::Frequency:
+      return "frequency";
+    case Dimension::Power:
+      return "power";
+    case Dimension::Energy:
+      return "energy";
+    case Dimension::OpRate:
+      return "operation rate";
   }
   return "?";
 }
@@ -93,15 +101,23 @@ const char* dimension_name(Dimension d) {
 std::string accepted_units(Dimension d) {
   // A curated list reads better than the whole table.
   switch (d) {
-    case Dimension::Count: return "a plain number, or FLOP/op with k, M, G, T, P";
-    case Dimension::Time: return "ps, ns, us, ms, s";
-    case Dimension::Data: return "bit, Kbit, Mbit, Gbit, B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
+    case Dimension::Count:
+      return "a plain number, or FLOP/op with k, M, G, T, P";
+    case Dimension::Time:
+      return "ps, ns, us, ms, s";
+    case Dimension::Data:
+      return "bit, Kbit, Mbit, Gbit, B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
     case Dimension::DataRate:
-      return "bit/s, Kbit/s, Mbit/s, Gbit/s, Tbit/s, Gbps, B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s";
-    case Dimension::Frequency: return "Hz, kHz, MHz, GHz, THz, baud";
-    case Dimension::Power: return "mW, W, kW, MW";
-    case Dimension::Energy: return "fJ, pJ, nJ, uJ, mJ, J, kJ, Wh, kWh";
-    case Dimension::OpRate: return "FLOP/s or op/s with k, M, G, T, P";
+      return "bit/s, Kbit/s, Mbit/s, Gbit/s, Tbit/s, Gbps, B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, "
+             "MiB/s, GiB/s";
+    case Dimension::Frequency:
+      return "Hz, kHz, MHz, GHz, THz, baud";
+    case Dimension::Power:
+      return "mW, W, kW, MW";
+    case Dimension::Energy:
+      return "fJ, pJ, nJ, uJ, mJ, J, kJ, Wh, kWh";
+    case Dimension::OpRate:
+      return "FLOP/s or op/s with k, M, G, T, P";
   }
   return "";
 }
@@ -173,8 +189,8 @@ Quantity parse_quantity(std::string_view text, Dimension expected) {
   std::string unit = trim(std::string_view(s).substr(split));
   if (unit.empty()) {
     if (expected == Dimension::Count) return {Dimension::Count, number};
-    throw UnitError("'" + s + "' has no unit; a " + dimension_name(expected) + " needs one of: " +
-                    accepted_units(expected));
+    throw UnitError("'" + s + "' has no unit; a " + dimension_name(expected) +
+                    " needs one of: " + accepted_units(expected));
   }
   auto it = unit_table().find(unit);
   if (it == unit_table().end())

@@ -11,7 +11,8 @@ namespace cnuas {
 Waveforms::Waveforms(sc_core::sc_module_name name, const std::string& vcd_path) : sc_module(name) {
   std::string base = vcd_path;
   // sc_create_vcd_trace_file appends ".vcd" itself.
-  if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0) base.resize(base.size() - 4);
+  if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0)
+    base.resize(base.size() - 4);
   path_ = base + ".vcd";
   file_ = sc_core::sc_create_vcd_trace_file(base.c_str());
   file_->set_time_unit(1, sc_core::SC_PS);
@@ -37,7 +38,8 @@ void Waveforms::remove_date(const std::string& path) {
   auto begin = text.find("$date");
   auto end = text.find("$end", begin);
   if (begin == std::string::npos || end == std::string::npos) return;
-  text.replace(begin, end - begin, "$date\n     (omitted so that identical runs give identical files)\n");
+  text.replace(begin, end - begin,
+               "$date\n     (omitted so that identical runs give identical files)\n");
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
 

@@ -21,7 +21,9 @@ std::optional<WorkDim> work_dim_by_name(const std::string& name) {
   return std::nullopt;
 }
 
-const char* work_dim_name(WorkDim d) { return work_dim_table()[static_cast<size_t>(d)].name; }
+const char* work_dim_name(WorkDim d) {
+  return work_dim_table()[static_cast<size_t>(d)].name;
+}
 
 std::vector<std::string> work_dim_names() {
   std::vector<std::string> names;
@@ -42,8 +44,7 @@ std::uint64_t parse_work_value(WorkDim d, const std::string& text) {
   if (info.quantity == Dimension::Data) {
     // A bare number of bytes is the common case; a unit is optional here.
     bool bare = text.find_first_not_of("0123456789_ ") == std::string::npos;
-    value = bare ? parse_decimal(text)
-                 : parse_quantity(text, Dimension::Data).value / Rational(8);
+    value = bare ? parse_decimal(text) : parse_quantity(text, Dimension::Data).value / Rational(8);
   } else {
     value = parse_quantity(text, Dimension::Count).value;
   }

@@ -16,12 +16,14 @@ std::vector<std::string> element_names(const PlatformDesc& platform) {
   return names;
 }
 
-void require_element(const PlatformDesc& platform, const std::string& name, const SourceLocation& where) {
+void require_element(const PlatformDesc& platform, const std::string& name,
+                     const SourceLocation& where) {
   if (platform.find(name)) return;
   auto names = element_names(platform);
   std::string hint = nearest_name(name, names);
-  throw InputError(where, fmt::format("unknown element '{}'{}; elements: {}", name,
-                                      hint.empty() ? "" : " (did you mean '" + hint + "'?)", join_names(names)));
+  throw InputError(
+      where, fmt::format("unknown element '{}'{}; elements: {}", name,
+                         hint.empty() ? "" : " (did you mean '" + hint + "'?)", join_names(names)));
 }
 
 bool connected(const PlatformDesc& platform, const std::string& a, const std::string& b) {
@@ -39,17 +41,21 @@ std::uint64_t time_value(const YAML::Node& n, const std::string& file, const std
   }
 }
 
-OperationDesc read_operation(const YAML::Node& o, const std::string& file, const PlatformDesc& platform) {
+OperationDesc read_operation(const YAML::Node& o, const std::string& file,
+                             const PlatformDesc& platform) {
   require_map(o, file, "an operation");
-  check_keys(o, file, {"name", "path", "from", "to", "dims", "mode", "start", "repeat", "interval", "after"},
+  check_keys(o, file,
+             {"name", "path", "from", "to", "dims", "mode", "start", "repeat", "interval", "after"},
              "operation");
   OperationDesc op;
   op.where = location_of(o, file);
   if (!o["name"]) throw InputError(op.where, "operation has no 'name:'");
   op.name = scalar_text(o["name"], file, "name");
   if (!is_identifier(op.name))
-    throw InputError(location_of(o["name"], file),
-                     fmt::format("operation name '{}' must be an identifier (letters, digits, _ and -)", op.name));
+    throw InputError(
+        location_of(o["name"], file),
+        fmt::format("operation name '{}' must be an identifier (letters, digits, _ and -)",
+                    op.name));
   const std::string who = "operation '" + op.name + "'";
   if (const YAML::Node dims = o["dims"]) {
     require_map(dims, file, "dims");
@@ -59,7 +65,8 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file, const
       try {
         op.dims.set(d, parse_work_value(d, scalar_text(it->second, file, it->first.Scalar())));
       } catch (const UnitError& e) {
-        throw InputError(location_of(it->second, file), fmt::format("{}: {}: {}", who, it->first.Scalar(), e.message));
+        throw InputError(location_of(it->second, file),
+                         fmt::format("{}: {}: {}", who, it->first.Scalar(), e.message));
       } catch (const OverflowError&) {
         throw InputError(location_of(it->second, file),
                          fmt::format("{}: {} is beyond 2^64 - 1", who, it->first.Scalar()));
@@ -68,9 +75,13 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file, const
   }
   if (const YAML::Node m = o["mode"]) {
     std::string mode = scalar_text(m, file, "mode");
-    if (mode == "serial") op.mode = StageMode::Serial;
-    else if (mode == "overlap") op.mode = StageMode::Overlap;
-    else throw InputError(location_of(m, file), fmt::format("{}: mode '{}' is not serial or overlap", who, mode));
+    if (mode == "serial")
+      op.mode = StageMode::Serial;
+    else if (mode == "overlap")
+      op.mode = StageMode::Overlap;
+    else
+      throw InputError(location_of(m, file),
+                       fmt::format("{}: mode '{}' is not serial or overlap", who, mode));
   }
   if (o["path"] && (o["from"] || o["to"]))
     throw InputError(op.where, who + ": give either 'path:' or 'from:'/'to:', not both");
@@ -80,9 +91,11 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file, const
       std::string name = scalar_text(item, file, "path entry");
       require_element(platform, name, location_of(item, file));
       if (!op.path.empty() && !connected(platform, op.path.back(), name))
-        throw InputError(location_of(item, file),
-                         fmt::format("{}: path goes from '{}' to '{}', but the platform has no connection {} -> {}",
-                                     who, op.path.back(), name, op.path.back(), name));
+        throw InputError(
+            location_of(item, file),
+            fmt::format(
+                "{}: path goes from '{}' to '{}', but the platform has no connection {} -> {}", who,
+                op.path.back(), name, op.path.back(), name));
       op.path.push_back(name);
     }
   } else if (o["from"] && o["to"]) {
@@ -92,21 +105,25 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file, const
     require_element(platform, to, location_of(o["to"], file));
     op.path = shortest_path(platform, from, to, op.where);
   }
-  if (op.path.empty()) throw InputError(op.where, who + " needs 'path:' (a list of elements) or 'from:' and 'to:'");
+  if (op.path.empty())
+    throw InputError(op.where, who + " needs 'path:' (a list of elements) or 'from:' and 'to:'");
   for (const auto& name : op.path) {
     const ElementInstance& e = *platform.find(name);
     for (WorkDim d : Registry::instance().find(e.type)->schema->needed_dims())
       if (!op.dims.has(d))
-        throw InputError(op.where, fmt::format("{} crosses '{}' ({}), which needs work dimension '{}'; the "
-                                               "operation gives: {}", who, name, e.type, work_dim_name(d),
-                                               op.dims.empty() ? "nothing" : join_names(op.dims.names())));
+        throw InputError(op.where,
+                         fmt::format("{} crosses '{}' ({}), which needs work dimension '{}'; the "
+                                     "operation gives: {}",
+                                     who, name, e.type, work_dim_name(d),
+                                     op.dims.empty() ? "nothing" : join_names(op.dims.names())));
   }
   if (const YAML::Node s = o["start"]) op.start_ps = time_value(s, file, who + " start");
   if (const YAML::Node r = o["repeat"]) {
     std::string text = scalar_text(r, file, "repeat");
-    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos ||
-        std::stoul(text) == 0)
-      throw InputError(location_of(r, file), fmt::format("{}: repeat must be a whole number >= 1, got '{}'", who, text));
+    if (text.empty() || text.size() > 9 ||
+        text.find_first_not_of("0123456789") != std::string::npos || std::stoul(text) == 0)
+      throw InputError(location_of(r, file),
+                       fmt::format("{}: repeat must be a whole number >= 1, got '{}'", who, text));
     op.repeat = static_cast<std::uint32_t>(std::stoul(text));
   }
   if (const YAML::Node i = o["interval"]) {
@@ -128,8 +145,8 @@ void check_dependencies(const WorkloadDesc& w) {
   std::map<std::string, const OperationDesc*> by_name;
   for (const auto& op : w.operations) {
     if (by_name.count(op.name))
-      throw InputError(op.where, fmt::format("operation '{}' is declared twice (first at {})", op.name,
-                                             by_name[op.name]->where.str()));
+      throw InputError(op.where, fmt::format("operation '{}' is declared twice (first at {})",
+                                             op.name, by_name[op.name]->where.str()));
     by_name[op.name] = &op;
   }
   std::vector<std::string> names;
@@ -138,8 +155,9 @@ void check_dependencies(const WorkloadDesc& w) {
     for (const auto& dep : op.after)
       if (!by_name.count(dep)) {
         std::string hint = nearest_name(dep, names);
-        throw InputError(op.where, fmt::format("operation '{}' waits for unknown operation '{}'{}", op.name, dep,
-                                               hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+        throw InputError(
+            op.where, fmt::format("operation '{}' waits for unknown operation '{}'{}", op.name, dep,
+                                  hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
       }
   // Depth-first search for a cycle; report it in order.
   std::map<std::string, int> state;  // 0 new, 1 on stack, 2 done
@@ -150,7 +168,8 @@ void check_dependencies(const WorkloadDesc& w) {
     for (const auto& dep : op.after) {
       if (state[dep] == 1) {
         stack.push_back(dep);
-        throw InputError(op.where, "operations wait for each other in a cycle: " + join_names(stack, " -> "));
+        throw InputError(op.where,
+                         "operations wait for each other in a cycle: " + join_names(stack, " -> "));
       }
       if (state[dep] == 0) visit(*by_name[dep]);
     }
@@ -163,8 +182,8 @@ void check_dependencies(const WorkloadDesc& w) {
 
 }  // namespace
 
-std::vector<std::string> shortest_path(const PlatformDesc& platform, const std::string& from, const std::string& to,
-                                       const SourceLocation& where) {
+std::vector<std::string> shortest_path(const PlatformDesc& platform, const std::string& from,
+                                       const std::string& to, const SourceLocation& where) {
   std::map<std::string, std::vector<std::string>> next;
   for (const auto& c : platform.connections) next[c.from].push_back(c.to);
   std::map<std::string, std::string> parent;
@@ -181,25 +200,30 @@ std::vector<std::string> shortest_path(const PlatformDesc& platform, const std::
       }
   }
   if (!parent.count(to))
-    throw InputError(where, fmt::format("no path from '{}' to '{}' along the platform's connections", from, to));
+    throw InputError(
+        where, fmt::format("no path from '{}' to '{}' along the platform's connections", from, to));
   std::vector<std::string> path;
   for (std::string at = to; !at.empty(); at = parent[at]) path.insert(path.begin(), at);
   return path;
 }
 
-WorkloadDesc load_workload(const YAML::Node& node, const std::string& file, const PlatformDesc& platform) {
+WorkloadDesc load_workload(const YAML::Node& node, const std::string& file,
+                           const PlatformDesc& platform) {
   YamlSource src{file, node};
-  if (node.IsScalar()) src = load_yaml_file(resolve_path(file, node.Scalar()), location_of(node, file));
+  if (node.IsScalar())
+    src = load_yaml_file(resolve_path(file, node.Scalar()), location_of(node, file));
   WorkloadDesc w;
   w.file = src.file;
   require_map(src.root, src.file, "a workload");
   check_keys(src.root, src.file, {"workload", "operations"}, "workload");
-  w.name = src.root["workload"] ? scalar_text(src.root["workload"], src.file, "workload") : "workload";
+  w.name =
+      src.root["workload"] ? scalar_text(src.root["workload"], src.file, "workload") : "workload";
   const YAML::Node ops = src.root["operations"];
   if (!ops) throw InputError(location_of(src.root, src.file), "workload has no 'operations:'");
   require_sequence(ops, src.file, "operations");
   for (const auto& o : ops) w.operations.push_back(read_operation(o, src.file, platform));
-  if (w.operations.empty()) throw InputError(location_of(ops, src.file), "workload has no operations");
+  if (w.operations.empty())
+    throw InputError(location_of(ops, src.file), "workload has no operations");
   check_dependencies(w);
   return w;
 }

@@ -28,7 +28,7 @@ struct OperationDesc {
   std::vector<std::string> path;  // element instance names, resolved
   std::uint64_t start_ps = 0;
   std::uint32_t repeat = 1;
-  bool periodic = false;          // without interval: each repetition waits for the previous one
+  bool periodic = false;  // without interval: each repetition waits for the previous one
   std::uint64_t interval_ps = 0;
   std::vector<std::string> after;
   SourceLocation where;
@@ -43,11 +43,12 @@ struct WorkloadDesc {
 // Reads a workload (a path scalar or an inline mapping) and checks it against
 // the platform: elements exist, consecutive path elements are connected, every
 // element gets the work dimensions it needs, `after:` names exist and do not loop.
-WorkloadDesc load_workload(const YAML::Node& node, const std::string& file, const PlatformDesc& platform);
+WorkloadDesc load_workload(const YAML::Node& node, const std::string& file,
+                           const PlatformDesc& platform);
 
 // Shortest path from -> to along connections; ties go to the earliest-declared
 // neighbour, so the same platform always gives the same path.
-std::vector<std::string> shortest_path(const PlatformDesc& platform, const std::string& from, const std::string& to,
-                                       const SourceLocation& where);
+std::vector<std::string> shortest_path(const PlatformDesc& platform, const std::string& from,
+                                       const std::string& to, const SourceLocation& where);
 
 }  // namespace cnuas

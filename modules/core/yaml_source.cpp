@@ -34,29 +34,32 @@ SourceLocation location_of(const YAML::Node& node, const std::string& file) {
   return {file, m.line + 1, m.column + 1};
 }
 
-void check_keys(const YAML::Node& map, const std::string& file, const std::vector<std::string>& accepted,
-                const std::string& what) {
+void check_keys(const YAML::Node& map, const std::string& file,
+                const std::vector<std::string>& accepted, const std::string& what) {
   for (auto it = map.begin(); it != map.end(); ++it) {
     std::string key = scalar_text(it->first, file, what + " key");
     bool known = false;
     for (const auto& a : accepted) known = known || a == key;
     if (known) continue;
     std::string hint = nearest_name(key, accepted);
-    throw InputError(location_of(it->first, file),
-                     fmt::format("unknown key '{}' in {}{}; accepted keys: {}", key, what,
-                                 hint.empty() ? "" : " (did you mean '" + hint + "'?)", join_names(accepted)));
+    throw InputError(
+        location_of(it->first, file),
+        fmt::format("unknown key '{}' in {}{}; accepted keys: {}", key, what,
+                    hint.empty() ? "" : " (did you mean '" + hint + "'?)", join_names(accepted)));
   }
 }
 
 std::string scalar_text(const YAML::Node& node, const std::string& file, const std::string& what) {
   if (!node.IsScalar())
-    throw InputError(location_of(node, file), fmt::format("{} must be a single value (a scalar)", what));
+    throw InputError(location_of(node, file),
+                     fmt::format("{} must be a single value (a scalar)", what));
   return node.Scalar();
 }
 
 void require_map(const YAML::Node& node, const std::string& file, const std::string& what) {
   if (!node.IsMap())
-    throw InputError(location_of(node, file), fmt::format("{} must be a mapping of keys to values", what));
+    throw InputError(location_of(node, file),
+                     fmt::format("{} must be a mapping of keys to values", what));
 }
 
 void require_sequence(const YAML::Node& node, const std::string& file, const std::string& what) {

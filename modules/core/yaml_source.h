@@ -22,8 +22,8 @@ YamlSource load_yaml_text(const std::string& text, const std::string& name);
 SourceLocation location_of(const YAML::Node& node, const std::string& file);
 
 // Refuses keys not in `accepted`, naming the key, the accepted keys and the nearest.
-void check_keys(const YAML::Node& map, const std::string& file, const std::vector<std::string>& accepted,
-                const std::string& what);
+void check_keys(const YAML::Node& map, const std::string& file,
+                const std::vector<std::string>& accepted, const std::string& what);
 
 // A scalar's text; anything else is an InputError saying what was expected.
 std::string scalar_text(const YAML::Node& node, const std::string& file, const std::string& what);

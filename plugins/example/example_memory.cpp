@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 namespace example {
 
@@ -15,7 +15,8 @@ class LtMemory : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<LtMemory> socket;
 
-  explicit LtMemory(sc_core::sc_module_name name) : sc_module(name), socket("socket"), storage_(1 << 20) {
+  explicit LtMemory(sc_core::sc_module_name name)
+      : sc_module(name), socket("socket"), storage_(1 << 20) {
     socket.register_b_transport(this, &LtMemory::b_transport);
   }
 
@@ -29,7 +30,8 @@ class LtMemory : public sc_core::sc_module {
     } else if (trans.is_read()) {
       std::memcpy(trans.get_data_ptr(), &storage_[address], in_range);
     }
-    delay += sc_core::sc_time(20, sc_core::SC_NS) + sc_core::sc_time((length + 15) / 16, sc_core::SC_NS);
+    delay +=
+        sc_core::sc_time(20, sc_core::SC_NS) + sc_core::sc_time((length + 15) / 16, sc_core::SC_NS);
     trans.set_response_status(tlm::TLM_OK_RESPONSE);
   }
 
@@ -41,8 +43,8 @@ class LtMemory : public sc_core::sc_module {
 extern "C" {
 
 const char* const* cnuas_plugin_model_types() {
-  static const char* const types[] = {"example.lt_memory", "loosely-timed memory: 20 ns + 1 ns per 16 B", nullptr,
-                                      nullptr};
+  static const char* const types[] = {
+      "example.lt_memory", "loosely-timed memory: 20 ns + 1 ns per 16 B", nullptr, nullptr};
   return types;
 }
 

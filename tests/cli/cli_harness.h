@@ -22,7 +22,8 @@ struct CommandResult {
 inline CommandResult run_cnuas(const std::string& args) {
   static int counter = 0;
   const std::string base = scratch_dir() + "/cmd" + std::to_string(counter++);
-  const std::string command = std::string(CNUAS_BINARY) + " " + args + " >" + base + ".out 2>" + base + ".err";
+  const std::string command =
+      std::string(CNUAS_BINARY) + " " + args + " >" + base + ".out 2>" + base + ".err";
   int status = std::system(command.c_str());
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return {code, read_file(base + ".out"), read_file(base + ".err")};
@@ -40,6 +41,8 @@ inline std::vector<nlohmann::json> read_jsonl(const std::string& path) {
   return lines;
 }
 
-inline std::string source_path(const std::string& relative) { return std::string(CNUAS_SOURCE_DIR) + "/" + relative; }
+inline std::string source_path(const std::string& relative) {
+  return std::string(CNUAS_SOURCE_DIR) + "/" + relative;
+}
 
 }  // namespace cnuas::testing_support

@@ -8,7 +8,8 @@ namespace cnuas {
 using namespace testing_support;
 
 TEST(Docs, ModelPagesMatchTheirDeclarations) {
-  for (const char* type : {"cnuas.pipe", "cnuas.compute", "cnuas.banked_memory", "cnuas.fixed_delay"}) {
+  for (const char* type :
+       {"cnuas.pipe", "cnuas.compute", "cnuas.banked_memory", "cnuas.fixed_delay"}) {
     CommandResult r = run_cnuas(std::string("describe --markdown ") + type);
     ASSERT_EQ(r.exit_code, 0);
     std::string page = read_file(source_path(std::string("docs/models/") + type + ".md"));

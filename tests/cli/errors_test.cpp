@@ -6,7 +6,8 @@
 namespace cnuas {
 using namespace testing_support;
 
-static CommandResult run_platform_text(const std::string& name, const std::string& text, const std::string& extra = "") {
+static CommandResult run_platform_text(const std::string& name, const std::string& text,
+                                       const std::string& extra = "") {
   return run_cnuas("run " + write_file(name, text) + " " + extra);
 }
 
@@ -28,7 +29,8 @@ TEST(Errors, UnknownKeyInPlatform) {
 
 TEST(Errors, BadUnitInSet) {
   CommandResult r = run_platform_text(
-      "u.yaml", "platform: p\nelements:\n  - {name: a, type: cnuas.pipe, set: {bandwidth: 1 GHz}}\n");
+      "u.yaml",
+      "platform: p\nelements:\n  - {name: a, type: cnuas.pipe, set: {bandwidth: 1 GHz}}\n");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("u.yaml:3:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("data rate"), std::string::npos) << r.err;
@@ -47,7 +49,8 @@ TEST(Errors, MissingDimensionNamesOperationAndElement) {
 
 TEST(Errors, NegativeAndMalformedNumbers) {
   CommandResult r = run_platform_text(
-      "n.yaml", "platform: p\nelements:\n  - {name: a, type: cnuas.pipe, set: {bandwidth: -1 GB/s}}\n");
+      "n.yaml",
+      "platform: p\nelements:\n  - {name: a, type: cnuas.pipe, set: {bandwidth: -1 GB/s}}\n");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("negative"), std::string::npos) << r.err;
 }
@@ -57,14 +60,16 @@ TEST(Errors, ServiceTimeBeyondTheClockIsAnInputError) {
   CommandResult r = run_platform_text(
       "o.yaml",
       "platform: p\nelements:\n  - {name: slow, type: cnuas.pipe, set: {bandwidth: 1 bit/s}}\n"
-      "workload:\n  operations:\n    - {name: huge, path: [slow], dims: {bytes: 1152921504606846976}}\n");
+      "workload:\n  operations:\n    - {name: huge, path: [slow], dims: {bytes: "
+      "1152921504606846976}}\n");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("p.slow"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("'huge'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("overflow"), std::string::npos) << r.err;
-  r = run_platform_text("o2.yaml",
-                        "platform: p\nelements:\n  - {name: a, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
-                        "workload:\n  operations:\n    - {name: x, path: [a], dims: {bytes: 1e30}}\n");
+  r = run_platform_text(
+      "o2.yaml",
+      "platform: p\nelements:\n  - {name: a, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
+      "workload:\n  operations:\n    - {name: x, path: [a], dims: {bytes: 1e30}}\n");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("o2.yaml:6:"), std::string::npos) << r.err;
 }
@@ -90,8 +95,9 @@ TEST(Errors, ValidateChecksWithoutRunning) {
   r = run_cnuas("validate " + p + " --dump");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("bandwidth: 1 GB/s"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("bandwidth of one lane"), std::string::npos) << r.out;  // the field's description
-  EXPECT_NE(r.out.find("latency: 0 ns"), std::string::npos) << r.out;          // resolved default
+  EXPECT_NE(r.out.find("bandwidth of one lane"), std::string::npos)
+      << r.out;                                                        // the field's description
+  EXPECT_NE(r.out.find("latency: 0 ns"), std::string::npos) << r.out;  // resolved default
   std::string prof = write_file("prof.yaml", "type: cnuas.pipe\nbandwidth: 3 parsecs\n");
   r = run_cnuas("validate --profile " + prof);
   EXPECT_EQ(r.exit_code, 2);

@@ -9,16 +9,17 @@ using namespace testing_support;
 using nlohmann::json;
 
 TEST(Plugin, ForeignModelOnAPathJoinsTheOrderedTrace) {
-  std::string platform = write_file("plug.yaml", std::string("platform: plug\nplugins: [") + CNUAS_EXAMPLE_PLUGIN +
-                                                     "]\n"
-                                                     "elements:\n"
-                                                     "  - {name: dma, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
-                                                     "  - {name: vendor, type: example.lt_memory}\n"
-                                                     "  - {name: after, type: cnuas.fixed_delay, set: {delay: 5 ns}}\n"
-                                                     "connections: [dma -> vendor, vendor -> after]\n"
-                                                     "workload:\n  operations:\n"
-                                                     "    - {name: w, path: [dma, vendor, after], dims: {bytes: 100}, "
-                                                     "repeat: 2}\n");
+  std::string platform =
+      write_file("plug.yaml", std::string("platform: plug\nplugins: [") + CNUAS_EXAMPLE_PLUGIN +
+                                  "]\n"
+                                  "elements:\n"
+                                  "  - {name: dma, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
+                                  "  - {name: vendor, type: example.lt_memory}\n"
+                                  "  - {name: after, type: cnuas.fixed_delay, set: {delay: 5 ns}}\n"
+                                  "connections: [dma -> vendor, vendor -> after]\n"
+                                  "workload:\n  operations:\n"
+                                  "    - {name: w, path: [dma, vendor, after], dims: {bytes: 100}, "
+                                  "repeat: 2}\n");
   std::string trace = scratch_dir() + "/plug.jsonl";
   CommandResult r = run_cnuas("run " + platform + " --trace " + trace);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -28,7 +29,8 @@ TEST(Plugin, ForeignModelOnAPathJoinsTheOrderedTrace) {
   std::vector<std::uint64_t> ends;
   for (size_t i = 1; i < lines.size(); ++i) {
     if (lines[i]["component"] == "plug.vendor") {
-      EXPECT_EQ(lines[i]["end_ps"].get<std::uint64_t>() - lines[i]["start_ps"].get<std::uint64_t>(), 27'000u);
+      EXPECT_EQ(lines[i]["end_ps"].get<std::uint64_t>() - lines[i]["start_ps"].get<std::uint64_t>(),
+                27'000u);
     }
     if (i > 1) {
       EXPECT_GE(lines[i]["t_ps"].get<std::uint64_t>(), lines[i - 1]["t_ps"].get<std::uint64_t>());

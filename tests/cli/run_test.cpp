@@ -20,7 +20,8 @@ static std::vector<std::string> shipped_platforms() {
   return out;
 }
 
-static std::string run_to(const std::string& platform, const std::string& dir, const std::string& extra = "") {
+static std::string run_to(const std::string& platform, const std::string& dir,
+                          const std::string& extra = "") {
   std::string plugin = std::string(" --plugin ") + CNUAS_EXAMPLE_PLUGIN;
   CommandResult r = run_cnuas("run " + platform + " --out " + dir + plugin + " " + extra);
   EXPECT_EQ(r.exit_code, 0) << platform << "\n" << r.err;
@@ -41,15 +42,16 @@ static void check_trace(const std::string& path, const std::string& platform_nam
   std::uint64_t last_t = 0, last_seq = 0;
   for (size_t i = 1; i < lines.size(); ++i) {
     const json& e = lines[i];
-    for (const char* key : {"t_ps", "seq", "op", "stage", "component", "lane", "ready_ps", "start_ps", "end_ps",
-                            "dims", "class"})
+    for (const char* key : {"t_ps", "seq", "op", "stage", "component", "lane", "ready_ps",
+                            "start_ps", "end_ps", "dims", "class"})
       ASSERT_TRUE(e.contains(key)) << key << " missing in " << e.dump();
     const std::uint64_t t = e["t_ps"], seq = e["seq"];
     EXPECT_EQ(t, e["start_ps"].get<std::uint64_t>());
     EXPECT_LE(e["ready_ps"].get<std::uint64_t>(), e["start_ps"].get<std::uint64_t>());
     EXPECT_LE(e["start_ps"].get<std::uint64_t>(), e["end_ps"].get<std::uint64_t>());
     if (i > 1) {
-      EXPECT_TRUE(t > last_t || (t == last_t && seq > last_seq)) << "trace not ordered at line " << i;
+      EXPECT_TRUE(t > last_t || (t == last_t && seq > last_seq))
+          << "trace not ordered at line " << i;
     }
     EXPECT_TRUE(seqs.insert(seq).second) << "duplicate seq " << seq;
     last_t = t;
@@ -59,7 +61,8 @@ static void check_trace(const std::string& path, const std::string& platform_nam
   for (auto& [lane, intervals] : busy) {
     std::sort(intervals.begin(), intervals.end());
     for (size_t i = 1; i < intervals.size(); ++i)
-      EXPECT_LE(intervals[i - 1].second, intervals[i].first) << lane.first << " lane " << lane.second << " overlaps";
+      EXPECT_LE(intervals[i - 1].second, intervals[i].first)
+          << lane.first << " lane " << lane.second << " overlaps";
   }
 }
 
@@ -146,7 +149,8 @@ TEST(Run, StatsAgreeWithTheTrace) {
     EXPECT_EQ(stats["elements"][c]["queue_wait_ps"]["max"].get<std::uint64_t>(), max_wait[c]) << c;
   }
   for (auto& [op, span] : op_span)
-    EXPECT_EQ(stats["operations"][op]["latency_ps"].get<std::uint64_t>(), span.second - span.first) << op;
+    EXPECT_EQ(stats["operations"][op]["latency_ps"].get<std::uint64_t>(), span.second - span.first)
+        << op;
 }
 
 TEST(Run, PerfettoExportHasOneTrackPerComponentLane) {
@@ -168,7 +172,8 @@ TEST(Run, VcdConvertsWithGtkwaveTools) {
   EXPECT_NE(vcd.find("1 ps"), std::string::npos);
   EXPECT_NE(vcd.find("lane0_busy"), std::string::npos);
   EXPECT_NE(vcd.find("queue_depth"), std::string::npos);
-  std::string command = "vcd2fst " + dir + "/waves.vcd " + dir + "/waves.fst >" + dir + "/vcd2fst.log 2>&1";
+  std::string command =
+      "vcd2fst " + dir + "/waves.vcd " + dir + "/waves.fst >" + dir + "/vcd2fst.log 2>&1";
   EXPECT_EQ(std::system(command.c_str()), 0) << read_file(dir + "/vcd2fst.log");
   EXPECT_GT(std::filesystem::file_size(dir + "/waves.fst"), 0u);
 }
@@ -183,7 +188,8 @@ TEST(Run, CommandLineSetChangesTheModel) {
         return e["end_ps"].get<std::uint64_t>() - e["start_ps"].get<std::uint64_t>();
     return std::uint64_t{0};
   };
-  // 16 MiB: 500 ns + 16777216 B / 31.5 GB/s = 533110032 ps (rounded up) vs / 63 GB/s = 266805016 ps.
+  // 16 MiB: 500 ns + 16777216 B / 31.5 GB/s = 533110032 ps (rounded up) vs / 63 GB/s = 266805016
+  // ps.
   EXPECT_EQ(first_pcie(base), 533'110'032u);
   EXPECT_EQ(first_pcie(fast), 266'805'016u);
 }

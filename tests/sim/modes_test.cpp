@@ -8,7 +8,8 @@ using namespace testing_support;
 
 struct ThreeStages {
   // 100 bytes: p1 = 10 ns + 100 ns, p2 = 50 ns, d3 = 30 ns.
-  std::unique_ptr<Pipe> p1 = make_element<Pipe>("p1", {{"bandwidth", "1 GB/s"}, {"latency", "10 ns"}});
+  std::unique_ptr<Pipe> p1 =
+      make_element<Pipe>("p1", {{"bandwidth", "1 GB/s"}, {"latency", "10 ns"}});
   std::unique_ptr<Pipe> p2 = make_element<Pipe>("p2", {{"bandwidth", "2 GB/s"}});
   std::unique_ptr<FixedDelay> d3 = make_element<FixedDelay>("d3", {{"delay", "30 ns"}});
   TestInitiator initiator{"initiator"};
@@ -61,7 +62,8 @@ TEST(Modes, ContentionOnASharedMiddleStage) {
   EXPECT_EQ(t.initiator.completed_ps.at("a"), 190'000u);
   EXPECT_EQ(t.initiator.completed_ps.at("b"), 300'000u);
   EXPECT_EQ(stages_of("b")[0].start_ps, 110'000u);
-  EXPECT_EQ(stages_of("b")[0].start_ps - stages_of("b")[0].ready_ps, 110'000u);  // b's queue wait at p1
+  EXPECT_EQ(stages_of("b")[0].start_ps - stages_of("b")[0].ready_ps,
+            110'000u);  // b's queue wait at p1
 }
 
 }  // namespace cnuas

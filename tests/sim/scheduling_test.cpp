@@ -60,8 +60,8 @@ TEST(Scheduling, EarliestLaneWithTiesToLowestIndex) {
   Operation& big = make_operation("big", bytes(300), StageMode::Serial, {pipe.get()});
   Operation& small = make_operation("small", bytes(100), StageMode::Serial, {pipe.get()});
   Operation& third = make_operation("third", bytes(100), StageMode::Serial, {pipe.get()});
-  a.plan(0, big, 0);      // lane 0 (tie, lowest index): 0..300 ns
-  a.plan(0, small, 0);    // lane 1: 0..100 ns
+  a.plan(0, big, 0);         // lane 0 (tie, lowest index): 0..300 ns
+  a.plan(0, small, 0);       // lane 1: 0..100 ns
   a.plan(0, third, 50'000);  // lane 1 frees at 100 ns, lane 0 at 300 ns
   sc_core::sc_start();
   EXPECT_EQ(stages_of("big")[0].lane, 0u);
@@ -75,8 +75,10 @@ TEST(Scheduling, EarliestLaneWithTiesToLowestIndex) {
 }
 
 TEST(Scheduling, PinnedLanesFollowTheAddress) {
-  auto mem = make_element<BankedMemory>(
-      "mem", {{"banks", "4"}, {"bank_bandwidth", "1 GB/s"}, {"interleave", "1 KiB"}, {"access_latency", "10 ns"}});
+  auto mem = make_element<BankedMemory>("mem", {{"banks", "4"},
+                                                {"bank_bandwidth", "1 GB/s"},
+                                                {"interleave", "1 KiB"},
+                                                {"access_latency", "10 ns"}});
   TestInitiator a("a");
   a.out.bind(mem->in);
   auto at = [](std::uint64_t address) {
@@ -85,7 +87,8 @@ TEST(Scheduling, PinnedLanesFollowTheAddress) {
     return d;
   };
   Operation& x = make_operation("x", at(2048), StageMode::Serial, {mem.get()});  // bank 2
-  Operation& y = make_operation("y", at(6144), StageMode::Serial, {mem.get()});  // bank (6 mod 4) = 2
+  Operation& y =
+      make_operation("y", at(6144), StageMode::Serial, {mem.get()});  // bank (6 mod 4) = 2
   Operation& z = make_operation("z", at(1024), StageMode::Serial, {mem.get()});  // bank 1
   a.plan(0, x, 0);
   a.plan(0, y, 0);

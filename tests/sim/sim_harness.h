@@ -11,17 +11,18 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <systemc>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <systemc>
 
+#include "core/element.h"
 #include "core/profile.h"
 #include "core/run_context.h"
-#include "core/element.h"
 
 namespace cnuas::testing_support {
 
 template <class Model>
-std::unique_ptr<Model> make_element(const char* name, const std::map<std::string, std::string>& fields) {
+std::unique_ptr<Model> make_element(const char* name,
+                                    const std::map<std::string, std::string>& fields) {
   RunContext::current().scheduler();  // the shared calendar comes first
   RawValues values;
   for (const auto& [k, v] : fields) values[k] = {v, {}};
@@ -29,7 +30,8 @@ std::unique_ptr<Model> make_element(const char* name, const std::map<std::string
 }
 
 // An operation along `path`; ports default to the first binding of each socket.
-inline Operation& make_operation(const std::string& name, WorkDims dims, StageMode mode, std::vector<Element*> path,
+inline Operation& make_operation(const std::string& name, WorkDims dims, StageMode mode,
+                                 std::vector<Element*> path,
                                  std::vector<std::uint32_t> in_ports = {}) {
   Route route;
   route.path = std::move(path);
@@ -63,7 +65,8 @@ class TestInitiator : public sc_core::sc_module {
     out.register_nb_transport_bw(this, &TestInitiator::nb_transport_bw);
     SC_THREAD(run);
   }
-  void plan(std::uint64_t send_at_ps, Operation& op, std::uint64_t ready_at_ps, std::uint32_t port = 0) {
+  void plan(std::uint64_t send_at_ps, Operation& op, std::uint64_t ready_at_ps,
+            std::uint32_t port = 0) {
     plan_.emplace_back(send_at_ps, &op, ready_at_ps, port);
   }
 
@@ -79,7 +82,8 @@ class TestInitiator : public sc_core::sc_module {
       out[static_cast<int>(port)]->nb_transport_fw(payload, phase, delay);
     }
   }
-  tlm::tlm_sync_enum nb_transport_bw(int, tlm::tlm_generic_payload& trans, tlm::tlm_phase&, sc_core::sc_time& delay) {
+  tlm::tlm_sync_enum nb_transport_bw(int, tlm::tlm_generic_payload& trans, tlm::tlm_phase&,
+                                     sc_core::sc_time& delay) {
     Operation& op = *trans.get_extension<OperationExtension>()->operation;
     completed_ps[op.name()] = sc_core::sc_time_stamp().value() + delay.value();
     RunContext::current().payloads().release(op);

@@ -36,8 +36,9 @@ TEST(Platform, ReplicationAndWildcardConnections) {
 }
 
 TEST(Platform, IncludesAreRefinedByLaterEntries) {
-  write_file("common.yaml",
-             "elements:\n  - {name: link, type: cnuas.pipe, set: {bandwidth: 10 GB/s, latency: 5 ns}}\n");
+  write_file(
+      "common.yaml",
+      "elements:\n  - {name: link, type: cnuas.pipe, set: {bandwidth: 10 GB/s, latency: 5 ns}}\n");
   PlatformDesc p = load(
       "platform: t\ninclude: [common.yaml]\n"
       "elements:\n  - {name: link, type: cnuas.pipe, set: {latency: 7 ns}}\n");
@@ -48,7 +49,8 @@ TEST(Platform, IncludesAreRefinedByLaterEntries) {
 
 TEST(Platform, ProfilesAreReferencedRelativeToThePlatform) {
   write_file("profiles/link.yaml", "type: cnuas.pipe\nbandwidth: 50 GB/s\n");
-  PlatformDesc p = load("platform: t\nelements:\n  - {name: l, profile: profiles/link.yaml, set: {lanes: 2}}\n");
+  PlatformDesc p =
+      load("platform: t\nelements:\n  - {name: l, profile: profiles/link.yaml, set: {lanes: 2}}\n");
   EXPECT_EQ(p.elements[0].type, "cnuas.pipe");
   EXPECT_EQ(p.elements[0].values.at("lanes").text, "2");
 }
@@ -58,12 +60,14 @@ TEST(Platform, ErrorsCarryLocations) {
   EXPECT_NE(e.find("bad.yaml:3:"), std::string::npos) << e;
   EXPECT_NE(e.find("did you mean 'set'"), std::string::npos) << e;
 
-  e = error_of("platform: t\nelements:\n  - {name: a, type: cnuas.fixed_delay, set: {delay: 1 ns}}\n"
-               "connections:\n  - a -> b\n");
+  e = error_of(
+      "platform: t\nelements:\n  - {name: a, type: cnuas.fixed_delay, set: {delay: 1 ns}}\n"
+      "connections:\n  - a -> b\n");
   EXPECT_NE(e.find("bad.yaml:5:5"), std::string::npos) << e;
   EXPECT_NE(e.find("unknown element 'b'"), std::string::npos) << e;
 
-  e = error_of("platform: t\nelements:\n  - {name: a, type: cnuas.pipe, set: {bandwith: 1 GB/s}}\n");
+  e = error_of(
+      "platform: t\nelements:\n  - {name: a, type: cnuas.pipe, set: {bandwith: 1 GB/s}}\n");
   EXPECT_NE(e.find("did you mean 'bandwidth'"), std::string::npos) << e;
 
   e = error_of("platform: t\nelements: [\n");
@@ -72,7 +76,8 @@ TEST(Platform, ErrorsCarryLocations) {
 
 TEST(Platform, CommandLineOverrides) {
   PlatformDesc p = load(
-      "platform: t\nelements:\n  - {name: g, type: cnuas.compute, count: 2, set: {rate: 1 TFLOP/s}}\n");
+      "platform: t\nelements:\n  - {name: g, type: cnuas.compute, count: 2, set: {rate: 1 "
+      "TFLOP/s}}\n");
   apply_override(p, "g[*].lanes=4");
   apply_override(p, "g[1].rate=2 TFLOP/s");
   EXPECT_EQ(p.elements[0].values.at("lanes").text, "4");

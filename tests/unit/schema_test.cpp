@@ -18,12 +18,13 @@ static std::string error_of(const std::function<void()>& f) {
 
 TEST(Profile, LoadsFieldsAndBaseInheritance) {
   write_file("base.yaml", "type: cnuas.pipe\nbandwidth: 25 GB/s\nlatency: 100 ns\n");
-  std::string child = write_file("child.yaml", "type: cnuas.pipe\nbase: base.yaml\nlatency: 250 ns\n");
+  std::string child =
+      write_file("child.yaml", "type: cnuas.pipe\nbase: base.yaml\nlatency: 250 ns\n");
   ProfileDoc doc = load_profile(child);
   ParamSet p = resolve_params(Pipe::schema(), doc.values, "t", {});
   EXPECT_EQ(p.quantity("bandwidth"), Rational(200'000'000'000ULL));  // from base
-  EXPECT_EQ(p.time_ps("latency"), 250'000u);                          // child wins
-  EXPECT_EQ(p.integer("lanes"), 1u);                                  // schema default
+  EXPECT_EQ(p.time_ps("latency"), 250'000u);                         // child wins
+  EXPECT_EQ(p.integer("lanes"), 1u);                                 // schema default
   EXPECT_EQ(p.get("lanes").where.file, "default");
 }
 
@@ -44,7 +45,9 @@ TEST(Profile, WrongUnitAndMissingRequiredAreErrors) {
 
   std::string g = write_file("missing.yaml", "type: cnuas.pipe\nlatency: 5 ns\n");
   ProfileDoc doc = load_profile(g);
-  e = error_of([&] { resolve_params(Pipe::schema(), doc.values, "pipe0", SourceLocation{g, 1, 1}); });
+  e = error_of([&] {
+    resolve_params(Pipe::schema(), doc.values, "pipe0", SourceLocation{g, 1, 1});
+  });
   EXPECT_NE(e.find("required field 'bandwidth'"), std::string::npos) << e;
 }
 
@@ -54,7 +57,8 @@ TEST(Profile, BaseCyclesAndTypeMismatchesAreRefused) {
   EXPECT_NE(error_of([&] { load_profile(b); }).find("loops"), std::string::npos);
   write_file("c.yaml", "type: cnuas.compute\nrate: 1 TFLOP/s\n");
   std::string d = write_file("d.yaml", "type: cnuas.pipe\nbase: c.yaml\n");
-  EXPECT_NE(error_of([&] { load_profile(d); }).find("is of type 'cnuas.compute'"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_profile(d); }).find("is of type 'cnuas.compute'"),
+            std::string::npos);
 }
 
 TEST(Profile, UnknownTypeSuggestsNearest) {

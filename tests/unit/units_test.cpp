@@ -6,12 +6,14 @@
 
 namespace cnuas {
 
-static Rational q(const char* text, Dimension d) { return parse_quantity(text, d).value; }
+static Rational q(const char* text, Dimension d) {
+  return parse_quantity(text, d).value;
+}
 
 TEST(Units, ParsesTheIssueExamplesExactly) {
   EXPECT_EQ(q("100 Gbit/s", Dimension::DataRate), Rational(100'000'000'000ULL));
   EXPECT_EQ(q("25 GB/s", Dimension::DataRate), Rational(200'000'000'000ULL));
-  EXPECT_EQ(q("12.5 ns", Dimension::Time), Rational(12'500));  // picoseconds
+  EXPECT_EQ(q("12.5 ns", Dimension::Time), Rational(12'500));      // picoseconds
   EXPECT_EQ(q("4 KiB", Dimension::Data), Rational(4 * 1024 * 8));  // bits
   EXPECT_EQ(q("1.98 GHz", Dimension::Frequency), Rational(1'980'000'000ULL));
   EXPECT_EQ(q("350 W", Dimension::Power), Rational(350));
@@ -33,9 +35,9 @@ TEST(Units, DecimalFractionsStayExact) {
 
 TEST(Units, RefusesBadText) {
   EXPECT_THROW(q("12 parsecs", Dimension::Time), UnitError);
-  EXPECT_THROW(q("12", Dimension::Time), UnitError);      // missing unit
-  EXPECT_THROW(q("-3 ns", Dimension::Time), UnitError);   // negative
-  EXPECT_THROW(q("3 GB", Dimension::Time), UnitError);    // wrong dimension
+  EXPECT_THROW(q("12", Dimension::Time), UnitError);     // missing unit
+  EXPECT_THROW(q("-3 ns", Dimension::Time), UnitError);  // negative
+  EXPECT_THROW(q("3 GB", Dimension::Time), UnitError);   // wrong dimension
   EXPECT_THROW(q("fast", Dimension::Time), UnitError);
   EXPECT_THROW(q("1.2.3 ns", Dimension::Time), UnitError);
   EXPECT_THROW(q("", Dimension::Count), UnitError);

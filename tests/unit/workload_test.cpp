@@ -33,8 +33,10 @@ static std::string error_of(const std::string& workload) {
 TEST(Workload, ReadsOperations) {
   WorkloadDesc w = load(
       "workload: x\noperations:\n"
-      "  - {name: one, path: [a, b], dims: {bytes: 4 KiB}, repeat: 3, interval: 1 us, start: 5 ns}\n"
-      "  - {name: two, path: [a, b, c], dims: {bytes: 1, flops: 10}, after: [one], mode: overlap}\n");
+      "  - {name: one, path: [a, b], dims: {bytes: 4 KiB}, repeat: 3, interval: 1 us, start: 5 "
+      "ns}\n"
+      "  - {name: two, path: [a, b, c], dims: {bytes: 1, flops: 10}, after: [one], mode: "
+      "overlap}\n");
   ASSERT_EQ(w.operations.size(), 2u);
   EXPECT_EQ(w.operations[0].dims.get(WorkDim::Bytes), 4096u);
   EXPECT_EQ(w.operations[0].repeat, 3u);
@@ -69,7 +71,9 @@ TEST(Workload, DependencyProblemsAreReported) {
   EXPECT_NE(e.find("cycle"), std::string::npos) << e;
   e = error_of("operations:\n  - {name: p, path: [a], dims: {bytes: 1}, after: [qq]}\n");
   EXPECT_NE(e.find("unknown operation 'qq'"), std::string::npos) << e;
-  e = error_of("operations:\n  - {name: p, path: [a], dims: {bytes: 1}}\n  - {name: p, path: [a], dims: {bytes: 1}}\n");
+  e = error_of(
+      "operations:\n  - {name: p, path: [a], dims: {bytes: 1}}\n  - {name: p, path: [a], dims: "
+      "{bytes: 1}}\n");
   EXPECT_NE(e.find("declared twice"), std::string::npos) << e;
   e = error_of("operations:\n  - {name: p, path: [a], dims: {byte: 1}}\n");
   EXPECT_NE(e.find("did you mean 'bytes'"), std::string::npos) << e;
