@@ -31,12 +31,12 @@ BankedMemory::BankedMemory(sc_core::sc_module_name name, const ParamSet& params)
   interleave_bytes_ = bytes.floor_u64();
 }
 
-std::uint64_t BankedMemory::service_ps(const Operation& op) {
-  return cost_.ceil_at(op.dims->get(WorkDim::Bytes));
+std::uint64_t BankedMemory::service_ps(const Stage& stage) {
+  return cost_.ceil_at(stage.dims().get(WorkDim::Bytes));
 }
 
-std::optional<std::uint32_t> BankedMemory::pinned_lane(const Operation& op) const {
-  return static_cast<std::uint32_t>((op.dims->get(WorkDim::Address) / interleave_bytes_) % banks_);
+std::optional<std::uint32_t> BankedMemory::pinned_lane(const Stage& stage) const {
+  return static_cast<std::uint32_t>((stage.dims().get(WorkDim::Address) / interleave_bytes_) % banks_);
 }
 
 CNUAS_REGISTER_MODEL(BankedMemory);

@@ -11,8 +11,8 @@ class BankedMemory : public Element {
  public:
   BankedMemory(sc_core::sc_module_name name, const ParamSet& params);
   static const Schema& schema();
-  std::uint64_t service_ps(const Operation& op) override;
-  std::optional<std::uint32_t> pinned_lane(const Operation& op) const override;
+  std::uint64_t service_ps(const Stage& stage) override;
+  std::optional<std::uint32_t> pinned_lane(const Stage& stage) const override;
 
  private:
   LinearCost cost_;

@@ -18,8 +18,8 @@ Compute::Compute(sc_core::sc_module_name name, const ParamSet& params)
     : Element(name, params, static_cast<std::uint32_t>(params.integer("lanes"))),
       cost_(params.quantity("overhead"), ps_per_second() / params.quantity("rate")) {}
 
-std::uint64_t Compute::service_ps(const Operation& op) {
-  return cost_.ceil_at(op.dims->get(WorkDim::Flops));
+std::uint64_t Compute::service_ps(const Stage& stage) {
+  return cost_.ceil_at(stage.dims().get(WorkDim::Flops));
 }
 
 CNUAS_REGISTER_MODEL(Compute);

@@ -11,7 +11,7 @@ class Compute : public Element {
  public:
   Compute(sc_core::sc_module_name name, const ParamSet& params);
   static const Schema& schema();
-  std::uint64_t service_ps(const Operation& op) override;
+  std::uint64_t service_ps(const Stage& stage) override;
 
  private:
   LinearCost cost_;

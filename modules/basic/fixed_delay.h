@@ -9,7 +9,7 @@ class FixedDelay : public Element {
  public:
   FixedDelay(sc_core::sc_module_name name, const ParamSet& params);
   static const Schema& schema();
-  std::uint64_t service_ps(const Operation&) override { return delay_ps_; }
+  std::uint64_t service_ps(const Stage&) override { return delay_ps_; }
 
  private:
   std::uint64_t delay_ps_;

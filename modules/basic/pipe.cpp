@@ -19,8 +19,8 @@ Pipe::Pipe(sc_core::sc_module_name name, const ParamSet& params)
       cost_(params.quantity("latency"),
             Rational(8) * ps_per_second() / params.quantity("bandwidth")) {}
 
-std::uint64_t Pipe::service_ps(const Operation& op) {
-  return cost_.ceil_at(op.dims->get(WorkDim::Bytes));
+std::uint64_t Pipe::service_ps(const Stage& stage) {
+  return cost_.ceil_at(stage.dims().get(WorkDim::Bytes));
 }
 
 CNUAS_REGISTER_MODEL(Pipe);

@@ -43,8 +43,9 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
   std::optional<std::uint32_t> pin;
   Booking b;
   try {
-    const std::uint64_t service = service_ps(op);
-    pin = pinned_lane(op);
+    const Stage context{op, stage};
+    const std::uint64_t service = service_ps(context);
+    pin = pinned_lane(context);
     b = pin ? lanes_.book_pinned(*pin, ready_ps, service) : lanes_.book(ready_ps, service);
   } catch (const std::exception& e) {
     context_.fail(fmt::format("{} ({}): cannot serve operation '{}': {}", name(), type(), op.name(),

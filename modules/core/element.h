@@ -50,9 +50,9 @@ class Element : public sc_core::sc_module {
   std::uint32_t index() const { return index_; }
 
   // Analytic service time for one stage of `op`, in picoseconds, rounded up.
-  virtual std::uint64_t service_ps(const Operation& op) = 0;
+  virtual std::uint64_t service_ps(const Stage& stage) = 0;
   // A lane fixed by the work (a bank by address); nullopt picks the earliest lane.
-  virtual std::optional<std::uint32_t> pinned_lane(const Operation&) const { return std::nullopt; }
+  virtual std::optional<std::uint32_t> pinned_lane(const Stage&) const { return std::nullopt; }
   // Whether the scheduler may book this element's stages before simulated time
   // reaches their ready time (when nothing else can happen in between). A model
   // that reads sc_time_stamp() while booking must say no.

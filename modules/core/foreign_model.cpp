@@ -26,12 +26,12 @@ ForeignModel::ForeignModel(sc_core::sc_module_name name, const ParamSet& params,
   to_model.bind(*target);
 }
 
-std::uint64_t ForeignModel::service_ps(const Operation& op) {
-  const std::uint64_t bytes = op.dims->get(WorkDim::Bytes);
+std::uint64_t ForeignModel::service_ps(const Stage& stage) {
+  const std::uint64_t bytes = stage.dims().get(WorkDim::Bytes);
   if (scratch_.size() < bytes) scratch_.resize(bytes);
   tlm::tlm_generic_payload trans;
   trans.set_command(tlm::TLM_WRITE_COMMAND);
-  trans.set_address(op.dims->has(WorkDim::Address) ? op.dims->get(WorkDim::Address) : 0);
+  trans.set_address(stage.dims().has(WorkDim::Address) ? stage.dims().get(WorkDim::Address) : 0);
   trans.set_data_ptr(scratch_.data());
   trans.set_data_length(static_cast<unsigned>(bytes));
   trans.set_streaming_width(static_cast<unsigned>(bytes));

@@ -22,7 +22,7 @@ class ForeignModel : public Element {
   tlm_utils::simple_initiator_socket<ForeignModel> to_model;
 
   ForeignModel(sc_core::sc_module_name name, const ParamSet& params, ForeignCreateFn create);
-  std::uint64_t service_ps(const Operation& op) override;
+  std::uint64_t service_ps(const Stage& stage) override;
   // The foreign model may read sc_time_stamp() in b_transport: call it on time.
   bool allows_lookahead() const override { return false; }
   sc_core::sc_module* model() const { return model_; }

@@ -54,6 +54,19 @@ struct Operation {
   }
 };
 
+// One stage of an operation as a model sees it: the work, and where on its
+// route the operation is (the switch picks its output port from the next hop).
+struct Stage {
+  const Operation& op;
+  std::uint32_t index;
+
+  const WorkDims& dims() const { return *op.dims; }
+  const Element* previous() const { return index > 0 ? op.route->path[index - 1] : nullptr; }
+  const Element* next() const { return index + 1 < op.route->path.size() ? op.route->path[index + 1] : nullptr; }
+  // Binding of this element's `out` socket towards next(); only valid when next() exists.
+  std::uint32_t out_port() const { return op.route->out_port[index]; }
+};
+
 // Ties a TLM transaction to its operation and the stage it is heading for.
 struct OperationExtension : tlm::tlm_extension<OperationExtension> {
   Operation* operation = nullptr;

@@ -21,6 +21,12 @@ std::string FieldSpec::type_text() const {
   return "";
 }
 
+Schema::Schema(std::string type, std::string summary) : type_(std::move(type)), summary_(std::move(summary)) {
+  quantity("idle_power", Dimension::Power, "0 W", "power drawn whether busy or not");
+  quantity("active_power", Dimension::Power, "0 W", "power each busy lane draws on top of idle_power");
+  text("rack", "", "the rack whose power shelf feeds this element (empty: none)");
+}
+
 Schema& Schema::integer(const std::string& name, std::optional<std::uint64_t> default_value,
                         const std::string& description, std::uint64_t min, std::uint64_t max) {
   FieldSpec f;
@@ -91,6 +97,11 @@ Schema& Schema::needs(std::vector<WorkDim> dims) {
   return *this;
 }
 
+Schema& Schema::needs_one_of(std::vector<WorkDim> dims) {
+  needs_one_of_ = std::move(dims);
+  return *this;
+}
+
 const FieldSpec* Schema::find(const std::string& name) const {
   for (const auto& f : fields_)
     if (f.name == name) return &f;
@@ -110,6 +121,11 @@ std::string Schema::describe_text() const {
     for (auto d : needs_) names.emplace_back(work_dim_name(d));
     out += fmt::format("  operations must give: {}\n", join_names(names));
   }
+  if (!needs_one_of_.empty()) {
+    std::vector<std::string> names;
+    for (auto d : needs_one_of_) names.emplace_back(work_dim_name(d));
+    out += fmt::format("  operations must give at least one of: {}\n", join_names(names));
+  }
   out += "  fields:\n";
   for (const auto& f : fields_) {
     out += fmt::format("    {:<18} {}\n", f.name, f.type_text());
@@ -126,6 +142,11 @@ std::string Schema::describe_markdown() const {
     std::vector<std::string> names;
     for (auto d : needs_) names.push_back(std::string("`") + work_dim_name(d) + "`");
     out += fmt::format("Operations crossing this element must give: {}.\n\n", join_names(names));
+  }
+  if (!needs_one_of_.empty()) {
+    std::vector<std::string> names;
+    for (auto d : needs_one_of_) names.push_back(std::string("`") + work_dim_name(d) + "`");
+    out += fmt::format("Operations crossing this element must give at least one of: {}.\n\n", join_names(names));
   }
   out += "| field | type | default | description |\n|---|---|---|---|\n";
   for (const auto& f : fields_) {

@@ -52,11 +52,14 @@ class Schema {
                  std::optional<std::string> default_text, const std::string& description);
   // Work dimensions every operation crossing this element must give.
   Schema& needs(std::vector<WorkDim> dims);
+  // At least one of these dimensions must be given (a GPU takes flops, bytes or both).
+  Schema& needs_one_of(std::vector<WorkDim> dims);
 
   const std::string& type() const { return type_; }
   const std::string& summary() const { return summary_; }
   const std::vector<FieldSpec>& fields() const { return fields_; }
   const std::vector<WorkDim>& needed_dims() const { return needs_; }
+  const std::vector<WorkDim>& needed_one_of() const { return needs_one_of_; }
   const FieldSpec* find(const std::string& name) const;
   std::vector<std::string> field_names() const;
 
@@ -69,6 +72,7 @@ class Schema {
   std::string summary_;
   std::vector<FieldSpec> fields_;
   std::vector<WorkDim> needs_;
+  std::vector<WorkDim> needs_one_of_;
 };
 
 struct FieldValue {

@@ -62,6 +62,11 @@ const std::map<std::string, UnitInfo, std::less<>>& unit_table() {
     add("kJ", Dimension::Energy, Rational(1000));
     add("Wh", Dimension::Energy, Rational(3600));
     add("kWh", Dimension::Energy, Rational(3600000));
+    add("%", Dimension::Count, Rational(1, 100));
+    add("mm", Dimension::Length, Rational(1, 1000));
+    add("cm", Dimension::Length, Rational(1, 100));
+    add("m", Dimension::Length, Rational(1));
+    add("km", Dimension::Length, Rational(1000));
     return t;
   }();
   return table;
@@ -94,6 +99,8 @@ const char* dimension_name(Dimension d) {
       return "energy";
     case Dimension::OpRate:
       return "operation rate";
+    case Dimension::Length:
+      return "length";
   }
   return "?";
 }
@@ -102,7 +109,7 @@ std::string accepted_units(Dimension d) {
   // A curated list reads better than the whole table.
   switch (d) {
     case Dimension::Count:
-      return "a plain number, or FLOP/op with k, M, G, T, P";
+      return "a plain number, a percentage (97.5 %), or FLOP/op with k, M, G, T, P";
     case Dimension::Time:
       return "ps, ns, us, ms, s";
     case Dimension::Data:
@@ -118,6 +125,8 @@ std::string accepted_units(Dimension d) {
       return "fJ, pJ, nJ, uJ, mJ, J, kJ, Wh, kWh";
     case Dimension::OpRate:
       return "FLOP/s or op/s with k, M, G, T, P";
+    case Dimension::Length:
+      return "mm, cm, m, km";
   }
   return "";
 }

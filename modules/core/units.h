@@ -14,8 +14,8 @@
 namespace cnuas {
 
 // Base units: Time ps, Data bit, DataRate bit/s, Frequency Hz, Power W,
-// Energy J, OpRate op/s, Count 1.
-enum class Dimension { Count, Time, Data, DataRate, Frequency, Power, Energy, OpRate };
+// Energy J, OpRate op/s, Length m, Count 1 (a bare number, or a percentage).
+enum class Dimension { Count, Time, Data, DataRate, Frequency, Power, Energy, OpRate, Length };
 
 struct Quantity {
   Dimension dimension = Dimension::Count;

@@ -109,7 +109,17 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file,
     throw InputError(op.where, who + " needs 'path:' (a list of elements) or 'from:' and 'to:'");
   for (const auto& name : op.path) {
     const ElementInstance& e = *platform.find(name);
-    for (WorkDim d : Registry::instance().find(e.type)->schema->needed_dims())
+    const Schema& schema = *Registry::instance().find(e.type)->schema;
+    bool any = schema.needed_one_of().empty();
+    for (WorkDim d : schema.needed_one_of()) any = any || op.dims.has(d);
+    if (!any) {
+      std::vector<std::string> names;
+      for (WorkDim d : schema.needed_one_of()) names.emplace_back(work_dim_name(d));
+      throw InputError(op.where, fmt::format("{} crosses '{}' ({}), which needs at least one of: {}; the operation "
+                                             "gives: {}", who, name, e.type, join_names(names),
+                                             op.dims.empty() ? "nothing" : join_names(op.dims.names())));
+    }
+    for (WorkDim d : schema.needed_dims())
       if (!op.dims.has(d))
         throw InputError(op.where,
                          fmt::format("{} crosses '{}' ({}), which needs work dimension '{}'; the "
