@@ -36,8 +36,8 @@ struct FieldSpec {
 
 class Schema {
  public:
-  Schema(std::string type, std::string summary)
-      : type_(std::move(type)), summary_(std::move(summary)) {}
+  // Every type starts with the fields all elements share (power, rack).
+  Schema(std::string type, std::string summary);
 
   // Builders; each returns *this for chaining in a model's static declaration.
   Schema& integer(const std::string& name, std::optional<std::uint64_t> default_value,
