@@ -46,7 +46,18 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
     const Stage context{op, stage};
     const std::uint64_t service = service_ps(context);
     pin = pinned_lane(context);
-    b = pin ? lanes_.book_pinned(*pin, ready_ps, service) : lanes_.book(ready_ps, service);
+    if (pin) {
+      const std::uint64_t admitted = admission_ps(context, *pin, ready_ps, service);
+      if (admitted > ready_ps) {
+        stats_.held_ps += admitted - ready_ps;
+        ++stats_.held_stages;
+      }
+      b = lanes_.book_pinned(*pin, admitted, service);
+    } else {
+      const LaneRange range = lane_range(context);
+      b = range.count == lanes_.size() ? lanes_.book(ready_ps, service)
+                                       : lanes_.book_among(range.first, range.count, ready_ps, service);
+    }
   } catch (const std::exception& e) {
     context_.fail(fmt::format("{} ({}): cannot serve operation '{}': {}", name(), type(), op.name(),
                               e.what()));

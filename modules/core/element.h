@@ -28,6 +28,8 @@ class RunContext;
 
 struct ElementStats {
   std::uint64_t stages = 0;
+  std::uint64_t held_ps = 0;      // time stages waited upstream for admission (back-pressure)
+  std::uint64_t held_stages = 0;
   std::vector<std::uint64_t> waits_ps;  // start - ready per stage, kept only when the trace is off
 };
 
@@ -53,6 +55,19 @@ class Element : public sc_core::sc_module {
   virtual std::uint64_t service_ps(const Stage& stage) = 0;
   // A lane fixed by the work (a bank by address); nullopt picks the earliest lane.
   virtual std::optional<std::uint32_t> pinned_lane(const Stage&) const { return std::nullopt; }
+  // The lanes a stage may use (a PCIe root keeps one group per direction); the
+  // earliest-lane rule applies within them. Default: all lanes.
+  struct LaneRange {
+    std::uint32_t first;
+    std::uint32_t count;
+  };
+  virtual LaneRange lane_range(const Stage&) const { return {0, lanes_.size()}; }
+  // When a pinned stage may enter the element (a full buffer holds it back);
+  // the default admits it at its ready time. The wait is counted as held_ps.
+  virtual std::uint64_t admission_ps(const Stage&, std::uint32_t /*lane*/, std::uint64_t ready_ps,
+                                     std::uint64_t /*service_ps*/) {
+    return ready_ps;
+  }
   // Whether the scheduler may book this element's stages before simulated time
   // reaches their ready time (when nothing else can happen in between). A model
   // that reads sc_time_stamp() while booking must say no.

@@ -15,7 +15,7 @@ tlm::tlm_generic_payload& PayloadPool::acquire(Operation& op) {
   auto* ext = p->get_extension<OperationExtension>();
   ext->operation = &op;
   ext->next_stage = 0;
-  p->set_command(tlm::TLM_WRITE_COMMAND);
+  p->set_command(op.spec->read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
   p->set_address(op.dims->has(WorkDim::Address) ? op.dims->get(WorkDim::Address) : 0);
   p->set_data_ptr(nullptr);  // timing only: the operation carries its work dimensions
   p->set_data_length(static_cast<unsigned>(std::min<std::uint64_t>(

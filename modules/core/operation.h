@@ -33,6 +33,8 @@ struct OperationSpec {
   std::string name;
   WorkDims dims;
   bool repeated = false;  // instances are named "name#i"
+  bool read = false;      // a read (data flows back): PCIe adds the read-request round trip
+  std::string request;    // management request kind, for BMC-class elements
 };
 
 // One cache line per operation instance: large workloads stay cache-friendly.

@@ -97,6 +97,11 @@ Schema& Schema::needs(std::vector<WorkDim> dims) {
   return *this;
 }
 
+Schema& Schema::serves_requests(std::vector<std::string> kinds) {
+  request_kinds_ = std::move(kinds);
+  return *this;
+}
+
 Schema& Schema::needs_one_of(std::vector<WorkDim> dims) {
   needs_one_of_ = std::move(dims);
   return *this;
@@ -126,6 +131,7 @@ std::string Schema::describe_text() const {
     for (auto d : needs_one_of_) names.emplace_back(work_dim_name(d));
     out += fmt::format("  operations must give at least one of: {}\n", join_names(names));
   }
+  if (!request_kinds_.empty()) out += fmt::format("  operations must give request: {}\n", join_names(request_kinds_, " | "));
   out += "  fields:\n";
   for (const auto& f : fields_) {
     out += fmt::format("    {:<18} {}\n", f.name, f.type_text());
@@ -148,6 +154,9 @@ std::string Schema::describe_markdown() const {
     for (auto d : needs_one_of_) names.push_back(std::string("`") + work_dim_name(d) + "`");
     out += fmt::format("Operations crossing this element must give at least one of: {}.\n\n", join_names(names));
   }
+  if (!request_kinds_.empty())
+    out += fmt::format("Operations crossing this element must give `request:` as one of: {}.\n\n",
+                       join_names(request_kinds_));
   out += "| field | type | default | description |\n|---|---|---|---|\n";
   for (const auto& f : fields_) {
     out += fmt::format("| `{}` | {} | {} | {} |\n", f.name, f.type_text(),

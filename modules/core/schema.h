@@ -54,12 +54,15 @@ class Schema {
   Schema& needs(std::vector<WorkDim> dims);
   // At least one of these dimensions must be given (a GPU takes flops, bytes or both).
   Schema& needs_one_of(std::vector<WorkDim> dims);
+  // Operations crossing this element must name one of these `request:` kinds.
+  Schema& serves_requests(std::vector<std::string> kinds);
 
   const std::string& type() const { return type_; }
   const std::string& summary() const { return summary_; }
   const std::vector<FieldSpec>& fields() const { return fields_; }
   const std::vector<WorkDim>& needed_dims() const { return needs_; }
   const std::vector<WorkDim>& needed_one_of() const { return needs_one_of_; }
+  const std::vector<std::string>& request_kinds() const { return request_kinds_; }
   const FieldSpec* find(const std::string& name) const;
   std::vector<std::string> field_names() const;
 
@@ -73,6 +76,7 @@ class Schema {
   std::vector<FieldSpec> fields_;
   std::vector<WorkDim> needs_;
   std::vector<WorkDim> needs_one_of_;
+  std::vector<std::string> request_kinds_;
 };
 
 struct FieldValue {

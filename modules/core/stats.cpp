@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/element.h"
 
@@ -44,55 +45,73 @@ std::vector<std::vector<std::uint64_t>> queue_waits(const RunContext& context) {
   return waits;
 }
 
+// Energy over the run: idle power for the whole makespan plus active power for
+// every busy lane-picosecond. Exact, in joules.
+Rational element_energy_j(const Element& e, std::uint64_t makespan) {
+  std::uint64_t busy = 0;
+  for (std::uint32_t l = 0; l < e.lanes().size(); ++l) busy += e.lanes().busy_ps(l);
+  const Rational seconds_per_ps(1, 1'000'000'000'000ULL);
+  return (e.params().quantity("idle_power") * Rational(makespan) +
+          e.params().quantity("active_power") * Rational(busy)) *
+         seconds_per_ps;
+}
+
 void write_stats_json(std::ostream& out, const RunContext& context) {
+  using Json = nlohmann::ordered_json;
   const std::uint64_t makespan = makespan_ps(context);
-  auto ratio = [&](std::uint64_t busy) {
-    return makespan == 0 ? std::string("0") : (Rational(busy) / Rational(makespan)).to_decimal(6);
+  // Ratios are exact rationals rounded to 6 decimals for the report.
+  auto ratio = [&](std::uint64_t part, std::uint64_t whole) {
+    return whole == 0 ? 0.0 : std::stod((Rational(part) / Rational(whole)).to_decimal(6));
   };
-  fmt::memory_buffer b;
-  auto put = [&](auto&&... args) { fmt::format_to(std::back_inserter(b), args...); };
-  std::uint64_t stages = 0;
-  for (const Element* e : context.elements()) stages += e->stats().stages;
+  auto decimal = [](const Rational& r, int digits) { return std::stod(r.to_decimal(digits)); };
   const std::vector<std::vector<std::uint64_t>> waits = queue_waits(context);
-  put("{{\n  \"format\": \"cnuas-stats\",\n  \"version\": 1,\n  \"class\": \"{}\",\n  "
-      "\"time_unit\": \"ps\",\n"
-      "  \"platform\": \"{}\",\n  \"workload\": \"{}\",\n  \"makespan_ps\": {},\n  \"stages\": "
-      "{},\n"
-      "  \"operations_count\": {},\n  \"elements\": {{",
-      context.header.evidence_class, context.header.platform, context.header.workload, makespan,
-      stages, context.operations().size());
-  bool first = true;
+  std::uint64_t stages = 0;
+  Rational total_energy;
+  Json elements = Json::object();
   for (const Element* e : context.elements()) {
     const LaneSet& lanes = e->lanes();
     std::uint64_t busy = 0;
-    std::string lane_text;
+    Json lane_list = Json::array();
     for (std::uint32_t l = 0; l < lanes.size(); ++l) {
       busy += lanes.busy_ps(l);
-      lane_text += fmt::format("{}{{\"lane\": {}, \"busy_ps\": {}, \"utilization\": {}}}",
-                               l ? ", " : "", l, lanes.busy_ps(l), ratio(lanes.busy_ps(l)));
+      lane_list.push_back({{"lane", l}, {"busy_ps", lanes.busy_ps(l)}, {"utilization", ratio(lanes.busy_ps(l), makespan)}});
     }
-    WaitSummary w = summarize_waits(waits[e->index()]);
-    put("{}\n    \"{}\": {{\"type\": \"{}\", \"stages\": {}, \"busy_ps\": {}, \"utilization\": {}, "
-        "\"queue_wait_ps\": {{\"mean\": {}, \"p50\": {}, \"p99\": {}, \"max\": {}}}, \"lanes\": "
-        "[{}]}}",
-        first ? "" : ",", e->name(), e->type(), e->stats().stages, busy,
-        lanes.size()
-            ? (makespan == 0 ? std::string("0")
-                             : (Rational(busy) / Rational(makespan * lanes.size())).to_decimal(6))
-            : "0",
-        w.mean.to_decimal(3), w.p50, w.p99, w.max, lane_text);
-    first = false;
+    stages += e->stats().stages;
+    const WaitSummary w = summarize_waits(waits[e->index()]);
+    const Rational energy = element_energy_j(*e, makespan);
+    total_energy = total_energy + energy;
+    elements[e->name()] = {
+        {"type", e->type()},
+        {"stages", e->stats().stages},
+        {"busy_ps", busy},
+        {"utilization", ratio(busy, makespan * lanes.size())},
+        {"queue_wait_ps", {{"mean", decimal(w.mean, 3)}, {"p50", w.p50}, {"p99", w.p99}, {"max", w.max}}},
+        {"held_ps", e->stats().held_ps},
+        {"held_stages", e->stats().held_stages},
+        {"energy_j", decimal(energy, 9)},
+        {"lanes", lane_list}};
   }
-  put("\n  }},\n  \"operations\": {{");
-  first = true;
-  for (const Operation* op : context.operations()) {
-    put("{}\n    \"{}\": {{\"ready_ps\": {}, \"end_ps\": {}, \"latency_ps\": {}, \"stages\": {}}}",
-        first ? "" : ",", op->name(), op->ready_ps, op->end_ps, op->end_ps - op->ready_ps,
-        op->route->path.size());
-    first = false;
-  }
-  put("\n  }}\n}}\n");
-  out.write(b.data(), static_cast<std::streamsize>(b.size()));
+  Json operations = Json::object();
+  for (const Operation* op : context.operations())
+    operations[op->name()] = {{"ready_ps", op->ready_ps},
+                              {"end_ps", op->end_ps},
+                              {"latency_ps", op->end_ps - op->ready_ps},
+                              {"stages", op->route ? op->route->path.size() : 0}};
+  Json stats = {{"format", "cnuas-stats"},
+                {"version", 1},
+                {"class", context.header.evidence_class},
+                {"time_unit", "ps"},
+                {"platform", context.header.platform},
+                {"workload", context.header.workload},
+                {"makespan_ps", makespan},
+                {"stages", stages},
+                {"operations_count", context.operations().size()},
+                {"energy_j", decimal(total_energy, 9)},
+                {"average_power_w", makespan == 0 ? 0.0 : decimal(total_energy * Rational(1'000'000'000'000ULL) /
+                                                                      Rational(makespan), 6)},
+                {"elements", elements},
+                {"operations", operations}};
+  out << stats.dump(2) << "\n";
 }
 
 }  // namespace cnuas

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <vector>
 
+#include "core/element.h"
 #include "core/run_context.h"
 
 namespace cnuas {
@@ -24,6 +25,9 @@ std::vector<std::vector<std::uint64_t>> queue_waits(const RunContext& context);
 
 // The end of the last stage of the run (0 when nothing ran).
 std::uint64_t makespan_ps(const RunContext& context);
+
+// Idle power over the makespan plus active power over every busy lane, in joules.
+Rational element_energy_j(const Element& e, std::uint64_t makespan_ps);
 
 void write_stats_json(std::ostream& out, const RunContext& context);
 

@@ -83,6 +83,13 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file,
       throw InputError(location_of(m, file),
                        fmt::format("{}: mode '{}' is not serial or overlap", who, mode));
   }
+  if (const YAML::Node c = o["command"]) {
+    std::string command = scalar_text(c, file, "command");
+    if (command != "read" && command != "write")
+      throw InputError(location_of(c, file), fmt::format("{}: command '{}' is not read or write", who, command));
+    op.read = command == "read";
+  }
+  if (const YAML::Node r = o["request"]) op.request = scalar_text(r, file, "request");
   if (o["path"] && (o["from"] || o["to"]))
     throw InputError(op.where, who + ": give either 'path:' or 'from:'/'to:', not both");
   if (const YAML::Node p = o["path"]) {
@@ -110,6 +117,15 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file,
   for (const auto& name : op.path) {
     const ElementInstance& e = *platform.find(name);
     const Schema& schema = *Registry::instance().find(e.type)->schema;
+    if (!schema.request_kinds().empty()) {
+      bool known = false;
+      for (const auto& k : schema.request_kinds()) known = known || k == op.request;
+      if (!known)
+        throw InputError(op.where, fmt::format("{} crosses '{}' ({}), which serves management requests: give "
+                                               "'request:' as one of {}{}", who, name, e.type,
+                                               join_names(schema.request_kinds()),
+                                               op.request.empty() ? "" : " (got '" + op.request + "')"));
+    }
     bool any = schema.needed_one_of().empty();
     for (WorkDim d : schema.needed_one_of()) any = any || op.dims.has(d);
     if (!any) {

@@ -31,6 +31,8 @@ struct OperationDesc {
   bool periodic = false;  // without interval: each repetition waits for the previous one
   std::uint64_t interval_ps = 0;
   std::vector<std::string> after;
+  bool read = false;
+  std::string request;
   SourceLocation where;
 };
 

@@ -37,7 +37,7 @@ inline Operation& make_operation(const std::string& name, WorkDims dims, StageMo
   route.path = std::move(path);
   route.out_port.assign(route.path.size(), 0);
   route.in_port = in_ports.empty() ? std::vector<std::uint32_t>(route.path.size(), 0) : in_ports;
-  const OperationSpec& spec = RunContext::current().add_spec({name, dims, false});
+  const OperationSpec& spec = RunContext::current().add_spec({name, dims, false, false, ""});
   Operation op;
   op.spec = &spec;
   op.dims = &spec.dims;

@@ -1,0 +1,21 @@
+// cnuas.gpu: an analytic GPU for platform-level work: roofline of peak compute and memory bandwidth, plus launch overhead.
+#pragma once
+
+#include "core/element.h"
+#include "core/linear_cost.h"
+
+namespace cnuas {
+
+class Gpu : public Element {
+ public:
+  Gpu(sc_core::sc_module_name name, const ParamSet& params);
+  static const Schema& schema();
+  std::uint64_t service_ps(const Stage& stage) override;
+
+ private:
+  Rational ps_per_flop_;
+  Rational ps_per_byte_;
+  Rational launch_ps_;
+};
+
+}  // namespace cnuas
