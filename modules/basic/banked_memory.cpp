@@ -36,7 +36,8 @@ std::uint64_t BankedMemory::service_ps(const Stage& stage) {
 }
 
 std::optional<std::uint32_t> BankedMemory::pinned_lane(const Stage& stage) const {
-  return static_cast<std::uint32_t>((stage.dims().get(WorkDim::Address) / interleave_bytes_) % banks_);
+  return static_cast<std::uint32_t>((stage.dims().get(WorkDim::Address) / interleave_bytes_) %
+                                    banks_);
 }
 
 CNUAS_REGISTER_MODEL(BankedMemory);

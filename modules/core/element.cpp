@@ -55,8 +55,9 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
       b = lanes_.book_pinned(*pin, admitted, service);
     } else {
       const LaneRange range = lane_range(context);
-      b = range.count == lanes_.size() ? lanes_.book(ready_ps, service)
-                                       : lanes_.book_among(range.first, range.count, ready_ps, service);
+      b = range.count == lanes_.size()
+              ? lanes_.book(ready_ps, service)
+              : lanes_.book_among(range.first, range.count, ready_ps, service);
     }
   } catch (const std::exception& e) {
     context_.fail(fmt::format("{} ({}): cannot serve operation '{}': {}", name(), type(), op.name(),

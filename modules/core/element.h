@@ -28,7 +28,7 @@ class RunContext;
 
 struct ElementStats {
   std::uint64_t stages = 0;
-  std::uint64_t held_ps = 0;      // time stages waited upstream for admission (back-pressure)
+  std::uint64_t held_ps = 0;  // time stages waited upstream for admission (back-pressure)
   std::uint64_t held_stages = 0;
   std::vector<std::uint64_t> waits_ps;  // start - ready per stage, kept only when the trace is off
 };

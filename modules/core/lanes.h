@@ -31,7 +31,8 @@ class LaneSet {
   }
 
   // The earliest-lane rule restricted to lanes [first, first + count).
-  Booking book_among(std::uint32_t first, std::uint32_t count, std::uint64_t ready_ps, std::uint64_t service_ps) {
+  Booking book_among(std::uint32_t first, std::uint32_t count, std::uint64_t ready_ps,
+                     std::uint64_t service_ps) {
     std::uint32_t best = first;
     for (std::uint32_t i = first + 1; i < first + count; ++i)
       if (free_ps_[i] < free_ps_[best]) best = i;

@@ -64,7 +64,9 @@ struct Stage {
 
   const WorkDims& dims() const { return *op.dims; }
   const Element* previous() const { return index > 0 ? op.route->path[index - 1] : nullptr; }
-  const Element* next() const { return index + 1 < op.route->path.size() ? op.route->path[index + 1] : nullptr; }
+  const Element* next() const {
+    return index + 1 < op.route->path.size() ? op.route->path[index + 1] : nullptr;
+  }
   // Binding of this element's `out` socket towards next(); only valid when next() exists.
   std::uint32_t out_port() const { return op.route->out_port[index]; }
 };

@@ -21,9 +21,11 @@ std::string FieldSpec::type_text() const {
   return "";
 }
 
-Schema::Schema(std::string type, std::string summary) : type_(std::move(type)), summary_(std::move(summary)) {
+Schema::Schema(std::string type, std::string summary)
+    : type_(std::move(type)), summary_(std::move(summary)) {
   quantity("idle_power", Dimension::Power, "0 W", "power drawn whether busy or not");
-  quantity("active_power", Dimension::Power, "0 W", "power each busy lane draws on top of idle_power");
+  quantity("active_power", Dimension::Power, "0 W",
+           "power each busy lane draws on top of idle_power");
   text("rack", "", "the rack whose power shelf feeds this element (empty: none)");
 }
 
@@ -131,7 +133,8 @@ std::string Schema::describe_text() const {
     for (auto d : needs_one_of_) names.emplace_back(work_dim_name(d));
     out += fmt::format("  operations must give at least one of: {}\n", join_names(names));
   }
-  if (!request_kinds_.empty()) out += fmt::format("  operations must give request: {}\n", join_names(request_kinds_, " | "));
+  if (!request_kinds_.empty())
+    out += fmt::format("  operations must give request: {}\n", join_names(request_kinds_, " | "));
   out += "  fields:\n";
   for (const auto& f : fields_) {
     out += fmt::format("    {:<18} {}\n", f.name, f.type_text());
@@ -152,7 +155,8 @@ std::string Schema::describe_markdown() const {
   if (!needs_one_of_.empty()) {
     std::vector<std::string> names;
     for (auto d : needs_one_of_) names.push_back(std::string("`") + work_dim_name(d) + "`");
-    out += fmt::format("Operations crossing this element must give at least one of: {}.\n\n", join_names(names));
+    out += fmt::format("Operations crossing this element must give at least one of: {}.\n\n",
+                       join_names(names));
   }
   if (!request_kinds_.empty())
     out += fmt::format("Operations crossing this element must give `request:` as one of: {}.\n\n",

@@ -114,7 +114,8 @@ void Simulation::elaborate() {
     }
     route.in_port[0] = module_->driver_in_port(route.path[0]);
     const Route& shared_route = context.add_route(std::move(route));
-    const OperationSpec& spec = context.add_spec({desc.name, desc.dims, desc.repeat > 1, desc.read, desc.request});
+    const OperationSpec& spec =
+        context.add_spec({desc.name, desc.dims, desc.repeat > 1, desc.read, desc.request});
     for (std::uint32_t i = 0; i < desc.repeat; ++i) {
       Operation op;
       op.spec = &spec;

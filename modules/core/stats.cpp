@@ -74,7 +74,9 @@ void write_stats_json(std::ostream& out, const RunContext& context) {
     Json lane_list = Json::array();
     for (std::uint32_t l = 0; l < lanes.size(); ++l) {
       busy += lanes.busy_ps(l);
-      lane_list.push_back({{"lane", l}, {"busy_ps", lanes.busy_ps(l)}, {"utilization", ratio(lanes.busy_ps(l), makespan)}});
+      lane_list.push_back({{"lane", l},
+                           {"busy_ps", lanes.busy_ps(l)},
+                           {"utilization", ratio(lanes.busy_ps(l), makespan)}});
     }
     stages += e->stats().stages;
     const WaitSummary w = summarize_waits(waits[e->index()]);
@@ -85,7 +87,8 @@ void write_stats_json(std::ostream& out, const RunContext& context) {
         {"stages", e->stats().stages},
         {"busy_ps", busy},
         {"utilization", ratio(busy, makespan * lanes.size())},
-        {"queue_wait_ps", {{"mean", decimal(w.mean, 3)}, {"p50", w.p50}, {"p99", w.p99}, {"max", w.max}}},
+        {"queue_wait_ps",
+         {{"mean", decimal(w.mean, 3)}, {"p50", w.p50}, {"p99", w.p99}, {"max", w.max}}},
         {"held_ps", e->stats().held_ps},
         {"held_stages", e->stats().held_stages},
         {"energy_j", decimal(energy, 9)},
@@ -97,20 +100,23 @@ void write_stats_json(std::ostream& out, const RunContext& context) {
                               {"end_ps", op->end_ps},
                               {"latency_ps", op->end_ps - op->ready_ps},
                               {"stages", op->route ? op->route->path.size() : 0}};
-  Json stats = {{"format", "cnuas-stats"},
-                {"version", 1},
-                {"class", context.header.evidence_class},
-                {"time_unit", "ps"},
-                {"platform", context.header.platform},
-                {"workload", context.header.workload},
-                {"makespan_ps", makespan},
-                {"stages", stages},
-                {"operations_count", context.operations().size()},
-                {"energy_j", decimal(total_energy, 9)},
-                {"average_power_w", makespan == 0 ? 0.0 : decimal(total_energy * Rational(1'000'000'000'000ULL) /
-                                                                      Rational(makespan), 6)},
-                {"elements", elements},
-                {"operations", operations}};
+  Json stats = {
+      {"format", "cnuas-stats"},
+      {"version", 1},
+      {"class", context.header.evidence_class},
+      {"time_unit", "ps"},
+      {"platform", context.header.platform},
+      {"workload", context.header.workload},
+      {"makespan_ps", makespan},
+      {"stages", stages},
+      {"operations_count", context.operations().size()},
+      {"energy_j", decimal(total_energy, 9)},
+      {"average_power_w",
+       makespan == 0
+           ? 0.0
+           : decimal(total_energy * Rational(1'000'000'000'000ULL) / Rational(makespan), 6)},
+      {"elements", elements},
+      {"operations", operations}};
   out << stats.dump(2) << "\n";
 }
 

@@ -86,7 +86,8 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file,
   if (const YAML::Node c = o["command"]) {
     std::string command = scalar_text(c, file, "command");
     if (command != "read" && command != "write")
-      throw InputError(location_of(c, file), fmt::format("{}: command '{}' is not read or write", who, command));
+      throw InputError(location_of(c, file),
+                       fmt::format("{}: command '{}' is not read or write", who, command));
     op.read = command == "read";
   }
   if (const YAML::Node r = o["request"]) op.request = scalar_text(r, file, "request");
@@ -121,19 +122,23 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file,
       bool known = false;
       for (const auto& k : schema.request_kinds()) known = known || k == op.request;
       if (!known)
-        throw InputError(op.where, fmt::format("{} crosses '{}' ({}), which serves management requests: give "
-                                               "'request:' as one of {}{}", who, name, e.type,
-                                               join_names(schema.request_kinds()),
-                                               op.request.empty() ? "" : " (got '" + op.request + "')"));
+        throw InputError(op.where,
+                         fmt::format("{} crosses '{}' ({}), which serves management requests: give "
+                                     "'request:' as one of {}{}",
+                                     who, name, e.type, join_names(schema.request_kinds()),
+                                     op.request.empty() ? "" : " (got '" + op.request + "')"));
     }
     bool any = schema.needed_one_of().empty();
     for (WorkDim d : schema.needed_one_of()) any = any || op.dims.has(d);
     if (!any) {
       std::vector<std::string> names;
       for (WorkDim d : schema.needed_one_of()) names.emplace_back(work_dim_name(d));
-      throw InputError(op.where, fmt::format("{} crosses '{}' ({}), which needs at least one of: {}; the operation "
-                                             "gives: {}", who, name, e.type, join_names(names),
-                                             op.dims.empty() ? "nothing" : join_names(op.dims.names())));
+      throw InputError(
+          op.where,
+          fmt::format("{} crosses '{}' ({}), which needs at least one of: {}; the operation "
+                      "gives: {}",
+                      who, name, e.type, join_names(names),
+                      op.dims.empty() ? "nothing" : join_names(op.dims.names())));
     }
     for (WorkDim d : schema.needed_dims())
       if (!op.dims.has(d))

@@ -1,4 +1,5 @@
-// cnuas.bmc: a baseboard management controller serving sensor reads, Redfish GETs, IPMI commands and firmware transfers.
+// cnuas.bmc: a baseboard management controller serving sensor reads, Redfish GETs, IPMI commands
+// and firmware transfers.
 #pragma once
 
 #include "core/element.h"

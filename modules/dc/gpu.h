@@ -1,4 +1,5 @@
-// cnuas.gpu: an analytic GPU for platform-level work: roofline of peak compute and memory bandwidth, plus launch overhead.
+// cnuas.gpu: an analytic GPU for platform-level work: roofline of peak compute and memory
+// bandwidth, plus launch overhead.
 #pragma once
 
 #include "core/element.h"

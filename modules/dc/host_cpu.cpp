@@ -6,11 +6,13 @@ namespace cnuas {
 
 const Schema& HostCpu::schema() {
   static const Schema s =
-      Schema("cnuas.host_cpu", "Guest CPU time from instruction counts, as QEMU icount: I x 2^shift ns")
+      Schema("cnuas.host_cpu",
+             "Guest CPU time from instruction counts, as QEMU icount: I x 2^shift ns")
           .integer("lanes", 1, "virtual CPUs executing at once", 1, 4096)
           .integer("icount_shift", 0, "QEMU -icount shift N: every instruction takes 2^N ns", 0, 30)
           .quantity("per_request", Dimension::Time, "0 ns",
-                    "extra time per request (an interrupt or system call class), when the operation gives requests")
+                    "extra time per request (an interrupt or system call class), when the "
+                    "operation gives requests")
           .needs({WorkDim::Instructions});
   return s;
 }
@@ -21,8 +23,10 @@ HostCpu::HostCpu(sc_core::sc_module_name name, const ParamSet& params)
       per_request_ps_(params.quantity("per_request")) {}
 
 std::uint64_t HostCpu::service_ps(const Stage& stage) {
-  Rational t = Rational(stage.dims().get(WorkDim::Instructions)) * ns_per_instruction_ * Rational(1000);
-  if (stage.dims().has(WorkDim::Requests)) t = t + Rational(stage.dims().get(WorkDim::Requests)) * per_request_ps_;
+  Rational t =
+      Rational(stage.dims().get(WorkDim::Instructions)) * ns_per_instruction_ * Rational(1000);
+  if (stage.dims().has(WorkDim::Requests))
+    t = t + Rational(stage.dims().get(WorkDim::Requests)) * per_request_ps_;
   return t.ceil_u64();
 }
 

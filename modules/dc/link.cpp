@@ -18,15 +18,18 @@ Rational encoding_efficiency(const std::string& code) {
 
 const Schema& Link::schema() {
   static const Schema s =
-      Schema("cnuas.link", "Serial link: bytes / (lane_rate x width x encoding) + length / (c x velocity_factor)")
-          .quantity("lane_rate", Dimension::DataRate, std::nullopt, "signalling rate of one lane, before encoding",
-                    true)
+      Schema("cnuas.link",
+             "Serial link: bytes / (lane_rate x width x encoding) + length / (c x velocity_factor)")
+          .quantity("lane_rate", Dimension::DataRate, std::nullopt,
+                    "signalling rate of one lane, before encoding", true)
           .integer("width", 1, "lanes bonded into one transfer (x16, 18 NVLinks)", 1, 1024)
           .choice("encoding", {"none", "8b/10b", "64b/66b", "128b/130b", "242b/256b"}, "none",
                   "line code; its overhead reduces the payload rate")
           .quantity("length", Dimension::Length, "0 m", "cable or trace length")
-          .quantity("velocity_factor", Dimension::Count, "70 %", "signal speed as a fraction of c", true)
-          .integer("channels", 1, "independent transfers in flight at once (lanes of the adapter)", 1, 65536)
+          .quantity("velocity_factor", Dimension::Count, "70 %", "signal speed as a fraction of c",
+                    true)
+          .integer("channels", 1, "independent transfers in flight at once (lanes of the adapter)",
+                   1, 65536)
           .needs({WorkDim::Bytes});
   return s;
 }
@@ -40,7 +43,9 @@ Link::Link(sc_core::sc_module_name name, const ParamSet& params)
   cost_ = LinearCost(propagation_ps, Rational(8) * ps_per_second() / payload_rate);
 }
 
-std::uint64_t Link::service_ps(const Stage& stage) { return cost_.ceil_at(stage.dims().get(WorkDim::Bytes)); }
+std::uint64_t Link::service_ps(const Stage& stage) {
+  return cost_.ceil_at(stage.dims().get(WorkDim::Bytes));
+}
 
 CNUAS_REGISTER_MODEL(Link);
 

@@ -1,4 +1,5 @@
-// cnuas.link: a serial link (NVLink, Ethernet, PCIe cable): bonded lanes, line encoding, propagation delay from length.
+// cnuas.link: a serial link (NVLink, Ethernet, PCIe cable): bonded lanes, line encoding,
+// propagation delay from length.
 #pragma once
 
 #include "core/element.h"

@@ -1,4 +1,5 @@
-// cnuas.mgmt_bus: a slow management bus (I2C/PMBus, Modbus RTU): request/response frames at a baud rate.
+// cnuas.mgmt_bus: a slow management bus (I2C/PMBus, Modbus RTU): request/response frames at a baud
+// rate.
 #pragma once
 
 #include "core/element.h"

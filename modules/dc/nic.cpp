@@ -9,22 +9,28 @@ namespace cnuas {
 const Schema& Nic::schema() {
   static const Schema s =
       Schema("cnuas.nic",
-             "Network adapter: per-message + per-packet overheads + max(wire time with headers, message-rate ceiling)")
+             "Network adapter: per-message + per-packet overheads + max(wire time with headers, "
+             "message-rate ceiling)")
           .quantity("line_rate", Dimension::DataRate, std::nullopt, "port line rate", true)
           .integer("queues", 1, "send queues served at once (lanes)", 1, 65536)
           .quantity("mtu", Dimension::Data, "4 KiB", "payload bytes per packet", true)
-          .quantity("header", Dimension::Data, "0 B", "bytes each packet adds on the wire (headers, CRC, gaps)")
+          .quantity("header", Dimension::Data, "0 B",
+                    "bytes each packet adds on the wire (headers, CRC, gaps)")
           .quantity("per_packet", Dimension::Time, "0 ns", "processing time per packet")
-          .quantity("per_message", Dimension::Time, "0 ns", "processing time per message (doorbell, WQE, completion)")
-          .quantity("message_rate", Dimension::OpRate, "0 op/s", "messages per second one queue can issue (0: no ceiling)")
+          .quantity("per_message", Dimension::Time, "0 ns",
+                    "processing time per message (doorbell, WQE, completion)")
+          .quantity("message_rate", Dimension::OpRate, "0 op/s",
+                    "messages per second one queue can issue (0: no ceiling)")
           .needs({WorkDim::Bytes});
   return s;
 }
 
-static std::uint64_t whole_bytes(const ParamSet& params, const char* field, const std::string& owner) {
+static std::uint64_t whole_bytes(const ParamSet& params, const char* field,
+                                 const std::string& owner) {
   const Rational bytes = params.quantity(field) / Rational(8);
   if (!bytes.is_integer())
-    throw InputError(params.get(field).where, fmt::format("{}: {} must be a whole number of bytes", owner, field));
+    throw InputError(params.get(field).where,
+                     fmt::format("{}: {} must be a whole number of bytes", owner, field));
   return bytes.floor_u64();
 }
 
@@ -41,11 +47,13 @@ Nic::Nic(sc_core::sc_module_name name, const ParamSet& params)
 
 std::uint64_t Nic::service_ps(const Stage& stage) {
   const std::uint64_t bytes = stage.dims().get(WorkDim::Bytes);
-  const std::uint64_t messages = stage.dims().has(WorkDim::Messages) ? stage.dims().get(WorkDim::Messages) : 1;
+  const std::uint64_t messages =
+      stage.dims().has(WorkDim::Messages) ? stage.dims().get(WorkDim::Messages) : 1;
   const std::uint64_t packets = bytes == 0 ? 1 : (bytes + mtu_bytes_ - 1) / mtu_bytes_;
   const Rational wire = Rational(bytes + packets * header_bytes_) * ps_per_wire_byte_;
   const Rational ceiling = Rational(messages) * ps_per_message_ceiling_;
-  const Rational overheads = Rational(messages) * per_message_ps_ + Rational(packets) * per_packet_ps_;
+  const Rational overheads =
+      Rational(messages) * per_message_ps_ + Rational(packets) * per_packet_ps_;
   return (overheads + (wire < ceiling ? ceiling : wire)).ceil_u64();
 }
 

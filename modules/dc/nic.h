@@ -1,4 +1,5 @@
-// cnuas.nic: a network adapter: line rate, MTU packetization, per-packet and per-message overheads, queues as lanes, a message-rate ceiling.
+// cnuas.nic: a network adapter: line rate, MTU packetization, per-packet and per-message overheads,
+// queues as lanes, a message-rate ceiling.
 #pragma once
 
 #include "core/element.h"

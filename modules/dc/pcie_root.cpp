@@ -15,9 +15,10 @@ struct Generation {
 
 // PCI-SIG base specifications: transfer rate per lane and line code (Gen6's
 // FLIT mode carries 242 payload bytes per 256-byte flit).
-const Generation kGenerations[] = {{"1", 2'500, Rational(8, 10)},    {"2", 5'000, Rational(8, 10)},
-                                   {"3", 8'000, Rational(128, 130)}, {"4", 16'000, Rational(128, 130)},
-                                   {"5", 32'000, Rational(128, 130)}, {"6", 64'000, Rational(242, 256)}};
+const Generation kGenerations[] = {
+    {"1", 2'500, Rational(8, 10)},     {"2", 5'000, Rational(8, 10)},
+    {"3", 8'000, Rational(128, 130)},  {"4", 16'000, Rational(128, 130)},
+    {"5", 32'000, Rational(128, 130)}, {"6", 64'000, Rational(242, 256)}};
 
 // Payload bits per second of one lane.
 Rational lane_rate(const std::string& generation) {
@@ -29,7 +30,8 @@ Rational lane_rate(const std::string& generation) {
 std::uint64_t whole_bytes(const ParamSet& params, const char* field, const std::string& owner) {
   const Rational bytes = params.quantity(field) / Rational(8);
   if (!bytes.is_integer() || bytes.is_zero())
-    throw InputError(params.get(field).where, fmt::format("{}: {} must be a whole number of bytes > 0", owner, field));
+    throw InputError(params.get(field).where,
+                     fmt::format("{}: {} must be a whole number of bytes > 0", owner, field));
   return bytes.floor_u64();
 }
 
@@ -38,19 +40,24 @@ std::uint64_t whole_bytes(const ParamSet& params, const char* field, const std::
 const Schema& PcieRoot::schema() {
   static const Schema s =
       Schema("cnuas.pcie_root",
-             "PCIe root complex: DMA at generation x width after encoding, TLP/DLLP overheads, read round trips")
+             "PCIe root complex: DMA at generation x width after encoding, TLP/DLLP overheads, "
+             "read round trips")
           .choice("generation", {"1", "2", "3", "4", "5", "6"}, std::nullopt, "PCIe generation")
           .integer("width", 16, "lanes of the link (x1 ... x32)", 1, 32)
           .quantity("max_payload", Dimension::Data, "256 B", "maximum TLP payload (MPS)")
           .quantity("tlp_overhead", Dimension::Data, "24 B",
                     "bytes per TLP besides payload: framing, sequence number, header, LCRC")
-          .quantity("dllp_share", Dimension::Count, "0 %", "share of link time taken by DLLPs (ACK, flow control)")
-          .quantity("max_read_request", Dimension::Data, "512 B", "maximum read request size (MRRS)")
+          .quantity("dllp_share", Dimension::Count, "0 %",
+                    "share of link time taken by DLLPs (ACK, flow control)")
+          .quantity("max_read_request", Dimension::Data, "512 B",
+                    "maximum read request size (MRRS)")
           .integer("outstanding_reads", 64, "read requests in flight at once (tags)", 1, 65536)
           .quantity("read_round_trip", Dimension::Time, "1 us", "read request to first completion")
           .quantity("latency", Dimension::Time, "0 ns", "fixed time added to every DMA")
-          .integer("dma_engines", 1, "DMA transfers in flight per direction (lanes per direction)", 1, 256)
-          .text("upstream", "", "the host-side neighbour; traffic from it flows downstream (empty: all downstream)")
+          .integer("dma_engines", 1, "DMA transfers in flight per direction (lanes per direction)",
+                   1, 256)
+          .text("upstream", "",
+                "the host-side neighbour; traffic from it flows downstream (empty: all downstream)")
           .needs({WorkDim::Bytes});
   return s;
 }
@@ -58,7 +65,9 @@ const Schema& PcieRoot::schema() {
 PcieRoot::PcieRoot(sc_core::sc_module_name name, const ParamSet& params)
     : Element(name, params, 2 * static_cast<std::uint32_t>(params.integer("dma_engines"))),
       max_payload_(whole_bytes(params, "max_payload", this->name())),
-      tlp_overhead_(params.quantity("tlp_overhead").is_zero() ? 0 : whole_bytes(params, "tlp_overhead", this->name())),
+      tlp_overhead_(params.quantity("tlp_overhead").is_zero()
+                        ? 0
+                        : whole_bytes(params, "tlp_overhead", this->name())),
       max_read_request_(whole_bytes(params, "max_read_request", this->name())),
       outstanding_(params.integer("outstanding_reads")),
       read_round_trip_ps_(params.quantity("read_round_trip")),
@@ -66,8 +75,10 @@ PcieRoot::PcieRoot(sc_core::sc_module_name name, const ParamSet& params)
       engines_(static_cast<std::uint32_t>(params.integer("dma_engines"))) {
   const Rational dllp = params.quantity("dllp_share");
   if (!(dllp < Rational(1)))
-    throw InputError(params.get("dllp_share").where, fmt::format("{}: dllp_share must be below 100 %", this->name()));
-  const Rational rate = lane_rate(params.text("generation")) * Rational(params.integer("width")) * (Rational(1) - dllp);
+    throw InputError(params.get("dllp_share").where,
+                     fmt::format("{}: dllp_share must be below 100 %", this->name()));
+  const Rational rate = lane_rate(params.text("generation")) * Rational(params.integer("width")) *
+                        (Rational(1) - dllp);
   ps_per_wire_byte_ = Rational(8) * ps_per_second() / rate;
   if (!params.text("upstream").empty()) {
     std::string full = this->name();
@@ -94,7 +105,8 @@ std::uint64_t PcieRoot::service_ps(const Stage& stage) {
     // max(round trip + wire time, windows x round trip): completions stream
     // once the first returns, unless the tag window throttles them to
     // outstanding x MRRS per round trip.
-    const std::uint64_t requests = bytes == 0 ? 1 : (bytes + max_read_request_ - 1) / max_read_request_;
+    const std::uint64_t requests =
+        bytes == 0 ? 1 : (bytes + max_read_request_ - 1) / max_read_request_;
     const std::uint64_t windows = (requests + outstanding_ - 1) / outstanding_;
     const Rational streamed = t - latency_ps_ + read_round_trip_ps_;
     const Rational throttled = Rational(windows) * read_round_trip_ps_;

@@ -11,14 +11,18 @@ namespace cnuas {
 const Schema& Switch::schema() {
   static const Schema s =
       Schema("cnuas.switch",
-             "Packet switch: an output queue per port; latency + bytes / port_rate (+ one frame if store-and-forward)")
+             "Packet switch: an output queue per port; latency + bytes / port_rate (+ one frame if "
+             "store-and-forward)")
           .integer("ports", std::nullopt, "number of ports; each output port is one lane", 1, 65536)
           .quantity("port_rate", Dimension::DataRate, std::nullopt, "line rate of one port", true)
           .quantity("latency", Dimension::Time, "0 ns", "port-to-port latency")
           .choice("forwarding", {"cut_through", "store_and_forward"}, "cut_through",
-                  "cut-through starts sending before a frame is complete; store-and-forward receives it first")
-          .quantity("frame", Dimension::Data, "4 KiB", "frame size: the unit of store-and-forward and of buffering", true)
-          .quantity("buffer", Dimension::Data, "0 B", "buffer per output port (0: unlimited); full means back-pressure")
+                  "cut-through starts sending before a frame is complete; store-and-forward "
+                  "receives it first")
+          .quantity("frame", Dimension::Data, "4 KiB",
+                    "frame size: the unit of store-and-forward and of buffering", true)
+          .quantity("buffer", Dimension::Data, "0 B",
+                    "buffer per output port (0: unlimited); full means back-pressure")
           .needs({WorkDim::Bytes});
   return s;
 }
@@ -33,13 +37,14 @@ Switch::Switch(sc_core::sc_module_name name, const ParamSet& params)
       buffered_(params.integer("ports")) {
   if (buffer_bytes_ != 0 && buffer_bytes_ < frame_bytes_)
     throw InputError(params.get("buffer").where,
-                     fmt::format("{}: a buffer of {} B cannot hold one {} B frame", this->name(), buffer_bytes_,
-                                 frame_bytes_));
+                     fmt::format("{}: a buffer of {} B cannot hold one {} B frame", this->name(),
+                                 buffer_bytes_, frame_bytes_));
 }
 
 void Switch::end_of_elaboration() {
   if (out.size() > lanes().size())
-    throw InputError(fmt::format("{}: {} outgoing connections but only {} ports", name(), out.size(), lanes().size()));
+    throw InputError(fmt::format("{}: {} outgoing connections but only {} ports", name(),
+                                 out.size(), lanes().size()));
 }
 
 std::optional<std::uint32_t> Switch::pinned_lane(const Stage& stage) const {
