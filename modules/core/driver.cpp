@@ -8,44 +8,80 @@
 
 namespace cnuas {
 
-WorkloadDriver::WorkloadDriver(sc_core::sc_module_name name, std::vector<OperationGroup> groups)
+std::uint32_t DependencyGraph::add_node(Operation* op, std::uint64_t earliest_ps) {
+  const auto node = static_cast<std::uint32_t>(ops_.size());
+  ops_.push_back(op);
+  earliest_ps_.push_back(earliest_ps);
+  if (op != nullptr) {
+    if (node_of_op_.size() <= op->index) node_of_op_.resize(op->index + 1, kNone);
+    node_of_op_[op->index] = node;
+  }
+  return node;
+}
+
+void DependencyGraph::finalize() {
+  const std::size_t n = ops_.size();
+  first_dependent_.assign(n + 1, 0);
+  waiting_.assign(n, 0);
+  released_ps_.assign(n, 0);
+  for (auto [before, after] : edges_) {
+    ++first_dependent_[before + 1];
+    ++waiting_[after];
+  }
+  for (std::size_t i = 0; i < n; ++i) first_dependent_[i + 1] += first_dependent_[i];
+  dependents_.resize(edges_.size());
+  std::vector<std::uint32_t> fill(first_dependent_.begin(), first_dependent_.end() - 1);
+  for (auto [before, after] : edges_)
+    dependents_[fill[before]++] = after;  // keeps declaration order
+  edges_.clear();
+  edges_.shrink_to_fit();
+}
+
+WorkloadDriver::WorkloadDriver(sc_core::sc_module_name name, DependencyGraph graph)
     : sc_module(name),
       out("out"),
-      groups_(std::move(groups)),
+      graph_(std::move(graph)),
       payloads_(RunContext::current().payloads()) {
   out.register_nb_transport_bw(this, &WorkloadDriver::nb_transport_bw);
-  for (std::uint32_t g = 0; g < groups_.size(); ++g) {
-    groups_[g].waiting_for = static_cast<std::uint32_t>(groups_[g].after.size());
-    for (std::uint32_t dep : groups_[g].after) groups_[dep].dependents.push_back(g);
-    for (std::uint32_t i = 0; i < groups_[g].instances.size(); ++i) {
-      const Operation* op = groups_[g].instances[i];
-      if (group_of_.size() <= op->index) {
-        group_of_.resize(op->index + 1);
-        position_.resize(op->index + 1);
-      }
-      group_of_[op->index] = g;
-      position_[op->index] = i;
-      ++total_;
-    }
-  }
+  graph_.finalize();
+  for (const Operation* op : graph_.ops_) total_ += op != nullptr;
   SC_METHOD(start);
 }
 
 void WorkloadDriver::start() {
-  for (std::uint32_t g = 0; g < groups_.size(); ++g)
-    if (groups_[g].waiting_for == 0) release(g);
+  for (std::uint32_t node = 0; node < graph_.size(); ++node)
+    if (graph_.waiting_[node] == 0) release(node);
 }
 
-void WorkloadDriver::release(std::uint32_t g) {
-  OperationGroup& group = groups_[g];
-  auto ready_of = [&](std::uint32_t i) {
-    return std::max(group.start_ps + i * group.interval_ps, group.released_at_ps);
-  };
-  if (!group.periodic) {
-    inject(*group.instances[0], ready_of(0));
+void WorkloadDriver::release(std::uint32_t node) {
+  const std::uint64_t ready = std::max(graph_.earliest_ps_[node], graph_.released_ps_[node]);
+  if (Operation* op = graph_.ops_[node]) {
+    inject(*op, ready);
   } else {
-    for (std::uint32_t i = 0; i < group.instances.size(); ++i)
-      inject(*group.instances[i], ready_of(i));
+    complete(node, ready);  // a join completes as soon as everything before it has
+  }
+}
+
+void WorkloadDriver::complete(std::uint32_t node, std::uint64_t done_ps) {
+  // Iterative, so that long chains of joins cannot exhaust the stack.
+  const std::size_t base = ready_stack_.size();
+  auto finish = [&](std::uint32_t n, std::uint64_t done) {
+    for (std::uint32_t i = graph_.first_dependent_[n]; i < graph_.first_dependent_[n + 1]; ++i) {
+      const std::uint32_t d = graph_.dependents_[i];
+      graph_.released_ps_[d] = std::max(graph_.released_ps_[d], done);
+      if (--graph_.waiting_[d] == 0) ready_stack_.push_back(d);
+    }
+  };
+  finish(node, done_ps);
+  while (ready_stack_.size() > base) {
+    const std::uint32_t next = ready_stack_.back();
+    ready_stack_.pop_back();
+    const std::uint64_t ready = std::max(graph_.earliest_ps_[next], graph_.released_ps_[next]);
+    if (Operation* op = graph_.ops_[next]) {
+      inject(*op, ready);
+    } else {
+      finish(next, ready);
+    }
   }
 }
 
@@ -64,20 +100,7 @@ tlm::tlm_sync_enum WorkloadDriver::nb_transport_bw(int, tlm::tlm_generic_payload
   const std::uint64_t done_ps = now_ps() + delay.value();
   payloads_.release(op);
   ++completed_;
-  const std::uint32_t g = group_of_[op.index];
-  OperationGroup& group = groups_[g];
-  group.completed_at_ps = std::max(group.completed_at_ps, done_ps);
-  ++group.completed;
-  const std::uint32_t next = position_[op.index] + 1;
-  if (!group.periodic && next < group.instances.size())
-    inject(*group.instances[next], std::max(done_ps, group.start_ps));
-  if (group.completed == group.instances.size()) {
-    for (std::uint32_t d : group.dependents) {
-      OperationGroup& dependent = groups_[d];
-      dependent.released_at_ps = std::max(dependent.released_at_ps, group.completed_at_ps);
-      if (--dependent.waiting_for == 0) release(d);
-    }
-  }
+  complete(graph_.node_of(op), done_ps);
   return tlm::TLM_COMPLETED;
 }
 

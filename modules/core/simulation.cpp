@@ -70,10 +70,11 @@ Simulation::Simulation(const RunOptions& options) : options_(options) {
   for (const ElementInstance& inst : platform_.elements)
     resolve_params(*Registry::instance().find(inst.type)->schema, inst.values,
                    fmt::format("element '{}' ({})", inst.name, inst.type), inst.where);
+  topology_ = std::make_unique<Topology>(platform_);
   if (!options_.workload_file.empty()) {
-    workload_ = load_workload(YAML::Node(options_.workload_file), "", platform_);
+    workload_ = load_workload(YAML::Node(options_.workload_file), "", platform_, *topology_);
   } else if (platform_.workload) {
-    workload_ = load_workload(platform_.workload, platform_.workload_file, platform_);
+    workload_ = load_workload(platform_.workload, platform_.workload_file, platform_, *topology_);
   } else {
     throw InputError(SourceLocation{platform_.file},
                      "platform has no 'workload:' and no --workload was given");
@@ -90,50 +91,109 @@ void Simulation::elaborate() {
   if (!options_.vcd_path.empty()) context.enable_waveforms(options_.vcd_path);
   module_ = std::make_unique<PlatformModule>(platform_.name.c_str(), platform_);
 
-  std::vector<OperationGroup> groups;
-  std::map<std::string, std::uint32_t> group_index;
+  DependencyGraph graph;
+  build_operations(graph);
+  driver_ = std::make_unique<WorkloadDriver>("driver", std::move(graph));
+  // The driver may start an operation at any element; it binds last, after every connection.
+  for (Element* e : module_->elements()) driver_->out.bind(e->in);
+}
+
+const Route& Simulation::route_along(const std::vector<std::string>& path) {
+  Route route;
+  for (const auto& name : path) route.path.push_back(&module_->element(name));
+  route.in_port.push_back(module_->driver_in_port(route.path[0]));
+  for (std::size_t k = 0; k + 1 < route.path.size(); ++k) {
+    route.out_port.push_back(module_->out_port(route.path[k], route.path[k + 1]));
+    route.in_port.push_back(module_->in_port(route.path[k], route.path[k + 1]));
+  }
+  return RunContext::current().add_route(std::move(route));
+}
+
+const Route& Simulation::route_between(const std::string& from, const std::string& to,
+                                       const SourceLocation& where) {
+  auto [it, inserted] = routes_by_ends_.try_emplace({from, to}, nullptr);
+  if (inserted) it->second = &route_along(topology_->path(from, to, where));
+  return *it->second;
+}
+
+void Simulation::build_operations(DependencyGraph& graph) {
+  RunContext& context = RunContext::current();
   std::uint64_t instances = 0;
-  for (const OperationDesc& desc : workload_.operations) instances += desc.repeat;
+  for (const OperationDesc& desc : workload_.operations) {
+    const std::uint64_t n = desc.participants.size();
+    if (!desc.collective)
+      instances += desc.repeat;
+    else if (*desc.collective == CollectiveKind::AllToAll)
+      instances += n * (n - 1);
+    else
+      instances += 2 * n;
+  }
   constexpr std::uint64_t kMaxInstances = 100'000'000;  // 6.4 GB of operation state
   if (instances > kMaxInstances)
     throw InputError(
         SourceLocation{workload_.file},
         fmt::format("workload '{}' expands to {} operation instances; at most {} are accepted",
                     workload_.name, instances, kMaxInstances));
+
+  auto add_operation = [&](const OperationSpec& spec, const Route& route, StageMode mode,
+                           std::uint32_t repetition, std::uint64_t earliest) {
+    Operation op;
+    op.spec = &spec;
+    op.dims = &spec.dims;
+    op.route = &route;
+    op.mode = mode;
+    op.repetition = repetition;
+    return graph.add_node(&context.add_operation(op), earliest);
+  };
+  // Each entry's join completes when all its instances have.
+  std::map<std::string, std::uint32_t> join_of;
+  for (const OperationDesc& desc : workload_.operations) join_of[desc.name] = graph.add_join();
   for (const OperationDesc& desc : workload_.operations) {
-    OperationGroup group;
-    group.start_ps = desc.start_ps;
-    group.interval_ps = desc.interval_ps;
-    group.periodic = desc.periodic;
-    Route route;
-    for (const auto& name : desc.path) route.path.push_back(&module_->element(name));
-    route.in_port.push_back(0);  // overwritten below: the driver's binding at the first element
-    for (std::size_t k = 0; k + 1 < route.path.size(); ++k) {
-      route.out_port.push_back(module_->out_port(route.path[k], route.path[k + 1]));
-      route.in_port.push_back(module_->in_port(route.path[k], route.path[k + 1]));
+    const std::uint32_t join = join_of[desc.name];
+    std::vector<std::uint32_t> first_nodes;  // the instances that wait for `after:`
+    if (desc.collective) {
+      const auto ranks = static_cast<std::uint32_t>(desc.participants.size());
+      const std::vector<Transfer> transfers =
+          expand_collective(*desc.collective, ranks, desc.dims.get(WorkDim::Bytes));
+      std::map<std::uint64_t, const OperationSpec*>
+          spec_by_bytes;  // chunks differ by at most one byte
+      std::vector<std::uint32_t> nodes;
+      nodes.reserve(transfers.size());
+      for (std::uint32_t i = 0; i < transfers.size(); ++i) {
+        const Transfer& t = transfers[i];
+        const OperationSpec*& spec = spec_by_bytes[t.bytes];
+        if (spec == nullptr) {
+          WorkDims dims = desc.dims;
+          dims.set(WorkDim::Bytes, t.bytes);
+          spec = &context.add_spec({desc.name, dims, true, desc.read, desc.request});
+        }
+        const Route& route =
+            route_between(desc.participants[t.source], desc.participants[t.target], desc.where);
+        nodes.push_back(add_operation(*spec, route, desc.mode, i, desc.start_ps));
+        for (std::uint32_t before : t.after) graph.add_edge(nodes[before], nodes.back());
+        if (t.after.empty()) first_nodes.push_back(nodes.back());
+        graph.add_edge(nodes.back(), join);
+      }
+    } else {
+      const Route& route = route_along(desc.path);
+      const OperationSpec& spec =
+          context.add_spec({desc.name, desc.dims, desc.repeat > 1, desc.read, desc.request});
+      std::uint32_t previous = DependencyGraph::kNone;
+      for (std::uint32_t i = 0; i < desc.repeat; ++i) {
+        const std::uint64_t earliest = desc.start_ps + (desc.periodic ? i * desc.interval_ps : 0);
+        const std::uint32_t node = add_operation(spec, route, desc.mode, i, earliest);
+        // Without an interval each repetition follows the previous one.
+        if (!desc.periodic && previous != DependencyGraph::kNone)
+          graph.add_edge(previous, node);
+        else
+          first_nodes.push_back(node);
+        graph.add_edge(node, join);
+        previous = node;
+      }
     }
-    route.in_port[0] = module_->driver_in_port(route.path[0]);
-    const Route& shared_route = context.add_route(std::move(route));
-    const OperationSpec& spec =
-        context.add_spec({desc.name, desc.dims, desc.repeat > 1, desc.read, desc.request});
-    for (std::uint32_t i = 0; i < desc.repeat; ++i) {
-      Operation op;
-      op.spec = &spec;
-      op.dims = &spec.dims;
-      op.repetition = i;
-      op.mode = desc.mode;
-      op.route = &shared_route;
-      group.instances.push_back(&context.add_operation(std::move(op)));
-    }
-    group_index[desc.name] = static_cast<std::uint32_t>(groups.size());
-    groups.push_back(std::move(group));
+    for (const auto& dep : desc.after)
+      for (std::uint32_t node : first_nodes) graph.add_edge(join_of[dep], node);
   }
-  for (std::size_t g = 0; g < workload_.operations.size(); ++g)
-    for (const auto& dep : workload_.operations[g].after)
-      groups[g].after.push_back(group_index[dep]);
-  driver_ = std::make_unique<WorkloadDriver>("driver", std::move(groups));
-  // The driver may start an operation at any element; it binds last, after every connection.
-  for (Element* e : module_->elements()) driver_->out.bind(e->in);
 }
 
 void Simulation::run() {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "core/driver.h"
 #include "core/element.h"
 #include "core/platform.h"
+#include "core/topology.h"
 #include "core/workload.h"
 
 namespace cnuas {
@@ -69,8 +71,15 @@ class Simulation {
   void elaborate();
   void write_outputs() const;
 
+  void build_operations(DependencyGraph& graph);
+  const Route& route_between(const std::string& from, const std::string& to,
+                             const SourceLocation& where);
+  const Route& route_along(const std::vector<std::string>& path);
+
   RunOptions options_;
   PlatformDesc platform_;
+  std::unique_ptr<Topology> topology_;
+  std::map<std::pair<std::string, std::string>, const Route*> routes_by_ends_;
   WorkloadDesc workload_;
   std::unique_ptr<PlatformModule> module_;
   std::unique_ptr<WorkloadDriver> driver_;

@@ -1,5 +1,6 @@
 #include "core/workload.h"
 
+#include <algorithm>
 #include <deque>
 #include <functional>
 #include <map>
@@ -26,12 +27,6 @@ void require_element(const PlatformDesc& platform, const std::string& name,
                          hint.empty() ? "" : " (did you mean '" + hint + "'?)", join_names(names)));
 }
 
-bool connected(const PlatformDesc& platform, const std::string& a, const std::string& b) {
-  for (const auto& c : platform.connections)
-    if (c.from == a && c.to == b) return true;
-  return false;
-}
-
 std::uint64_t time_value(const YAML::Node& n, const std::string& file, const std::string& what) {
   std::string text = scalar_text(n, file, what);
   try {
@@ -41,11 +36,128 @@ std::uint64_t time_value(const YAML::Node& n, const std::string& file, const std
   }
 }
 
+// Every element on `path` gets the work dimensions and request kind it needs.
+void check_needs(const OperationDesc& op, const std::vector<std::string>& path,
+                 const PlatformDesc& platform, const std::string& who) {
+  for (const auto& name : path) {
+    const ElementInstance& e = *platform.find(name);
+    const Schema& schema = *Registry::instance().find(e.type)->schema;
+    const std::string gives = op.dims.empty() ? "nothing" : join_names(op.dims.names());
+    if (!schema.request_kinds().empty()) {
+      bool known = false;
+      for (const auto& k : schema.request_kinds()) known = known || k == op.request;
+      if (!known)
+        throw InputError(op.where,
+                         fmt::format("{} crosses '{}' ({}), which serves management requests: give "
+                                     "'request:' as one of {}{}",
+                                     who, name, e.type, join_names(schema.request_kinds()),
+                                     op.request.empty() ? "" : " (got '" + op.request + "')"));
+    }
+    bool any = schema.needed_one_of().empty();
+    for (WorkDim d : schema.needed_one_of()) any = any || op.dims.has(d);
+    if (!any) {
+      std::vector<std::string> names;
+      for (WorkDim d : schema.needed_one_of()) names.emplace_back(work_dim_name(d));
+      throw InputError(op.where,
+                       fmt::format("{} crosses '{}' ({}), which needs at least one of: {}; the "
+                                   "operation gives: {}",
+                                   who, name, e.type, join_names(names), gives));
+    }
+    for (WorkDim d : schema.needed_dims())
+      if (!op.dims.has(d))
+        throw InputError(op.where,
+                         fmt::format("{} crosses '{}' ({}), which needs work dimension '{}'; the "
+                                     "operation gives: {}",
+                                     who, name, e.type, work_dim_name(d), gives));
+  }
+}
+
+void read_path(const YAML::Node& o, const std::string& file, const PlatformDesc& platform,
+               Topology& topology, OperationDesc& op, const std::string& who) {
+  if (o["path"] && (o["from"] || o["to"]))
+    throw InputError(op.where, who + ": give either 'path:' or 'from:'/'to:', not both");
+  if (const YAML::Node p = o["path"]) {
+    require_sequence(p, file, "path");
+    for (const auto& item : p) {
+      std::string name = scalar_text(item, file, "path entry");
+      require_element(platform, name, location_of(item, file));
+      if (!op.path.empty() && !topology.connected(op.path.back(), name))
+        throw InputError(
+            location_of(item, file),
+            fmt::format(
+                "{}: path goes from '{}' to '{}', but the platform has no connection {} -> {}", who,
+                op.path.back(), name, op.path.back(), name));
+      op.path.push_back(name);
+    }
+  } else if (o["from"] && o["to"]) {
+    std::string from = scalar_text(o["from"], file, "from");
+    std::string to = scalar_text(o["to"], file, "to");
+    require_element(platform, from, location_of(o["from"], file));
+    require_element(platform, to, location_of(o["to"], file));
+    op.path = topology.path(from, to, op.where);
+  }
+  if (op.path.empty())
+    throw InputError(
+        op.where, who + " needs 'path:' (a list of elements), 'from:' and 'to:', or 'collective:'");
+}
+
+void read_collective(const YAML::Node& o, const std::string& file, const PlatformDesc& platform,
+                     Topology& topology, OperationDesc& op, const std::string& who) {
+  const YAML::Node c = o["collective"];
+  const std::string kind = scalar_text(c, file, "collective");
+  op.collective = collective_by_name(kind);
+  if (!op.collective) {
+    std::string hint = nearest_name(kind, collective_names());
+    throw InputError(location_of(c, file),
+                     fmt::format("{}: unknown collective '{}'{}; accepted: {}", who, kind,
+                                 hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+                                 join_names(collective_names())));
+  }
+  if (o["path"] || o["from"] || o["to"])
+    throw InputError(op.where, who + ": a collective takes 'participants:', not a path");
+  if (o["repeat"] || o["interval"])
+    throw InputError(op.where, who + ": a collective cannot repeat");
+  const YAML::Node p = o["participants"];
+  if (!p)
+    throw InputError(op.where,
+                     who + ": a collective needs 'participants:' (element names or patterns)");
+  // One pattern, or a list of names and patterns ("gpu[*]" needs quotes inside [...]).
+  std::vector<YAML::Node> items;
+  if (p.IsScalar()) {
+    items.push_back(p);
+  } else {
+    require_sequence(p, file, "participants");
+    for (const auto& item : p) items.push_back(item);
+  }
+  for (const auto& item : items) {
+    const std::string pattern = scalar_text(item, file, "participant");
+    const auto names = topology.expand(pattern);
+    if (names.empty()) require_element(platform, pattern, location_of(item, file));
+    op.participants.insert(op.participants.end(), names.begin(), names.end());
+  }
+  if (op.participants.size() < 2)
+    throw InputError(location_of(p, file),
+                     fmt::format("{}: a collective needs at least 2 participants", who));
+  if (!op.dims.has(WorkDim::Bytes))
+    throw InputError(op.where,
+                     fmt::format("{}: a collective needs 'bytes' (the buffer per rank)", who));
+  // Every distinct route the transfers take must exist and suit its elements.
+  const auto n = static_cast<std::uint32_t>(op.participants.size());
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  for (const Transfer& t : expand_collective(*op.collective, n, 0))
+    pairs.emplace_back(t.source, t.target);
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  for (auto [a, b] : pairs)
+    check_needs(op, topology.path(op.participants[a], op.participants[b], op.where), platform, who);
+}
+
 OperationDesc read_operation(const YAML::Node& o, const std::string& file,
-                             const PlatformDesc& platform) {
+                             const PlatformDesc& platform, Topology& topology) {
   require_map(o, file, "an operation");
   check_keys(o, file,
-             {"name", "path", "from", "to", "dims", "mode", "start", "repeat", "interval", "after"},
+             {"name", "path", "from", "to", "dims", "mode", "start", "repeat", "interval", "after",
+              "command", "request", "collective", "participants"},
              "operation");
   OperationDesc op;
   op.where = location_of(o, file);
@@ -91,62 +203,13 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file,
     op.read = command == "read";
   }
   if (const YAML::Node r = o["request"]) op.request = scalar_text(r, file, "request");
-  if (o["path"] && (o["from"] || o["to"]))
-    throw InputError(op.where, who + ": give either 'path:' or 'from:'/'to:', not both");
-  if (const YAML::Node p = o["path"]) {
-    require_sequence(p, file, "path");
-    for (const auto& item : p) {
-      std::string name = scalar_text(item, file, "path entry");
-      require_element(platform, name, location_of(item, file));
-      if (!op.path.empty() && !connected(platform, op.path.back(), name))
-        throw InputError(
-            location_of(item, file),
-            fmt::format(
-                "{}: path goes from '{}' to '{}', but the platform has no connection {} -> {}", who,
-                op.path.back(), name, op.path.back(), name));
-      op.path.push_back(name);
-    }
-  } else if (o["from"] && o["to"]) {
-    std::string from = scalar_text(o["from"], file, "from");
-    std::string to = scalar_text(o["to"], file, "to");
-    require_element(platform, from, location_of(o["from"], file));
-    require_element(platform, to, location_of(o["to"], file));
-    op.path = shortest_path(platform, from, to, op.where);
-  }
-  if (op.path.empty())
-    throw InputError(op.where, who + " needs 'path:' (a list of elements) or 'from:' and 'to:'");
-  for (const auto& name : op.path) {
-    const ElementInstance& e = *platform.find(name);
-    const Schema& schema = *Registry::instance().find(e.type)->schema;
-    if (!schema.request_kinds().empty()) {
-      bool known = false;
-      for (const auto& k : schema.request_kinds()) known = known || k == op.request;
-      if (!known)
-        throw InputError(op.where,
-                         fmt::format("{} crosses '{}' ({}), which serves management requests: give "
-                                     "'request:' as one of {}{}",
-                                     who, name, e.type, join_names(schema.request_kinds()),
-                                     op.request.empty() ? "" : " (got '" + op.request + "')"));
-    }
-    bool any = schema.needed_one_of().empty();
-    for (WorkDim d : schema.needed_one_of()) any = any || op.dims.has(d);
-    if (!any) {
-      std::vector<std::string> names;
-      for (WorkDim d : schema.needed_one_of()) names.emplace_back(work_dim_name(d));
-      throw InputError(
-          op.where,
-          fmt::format("{} crosses '{}' ({}), which needs at least one of: {}; the operation "
-                      "gives: {}",
-                      who, name, e.type, join_names(names),
-                      op.dims.empty() ? "nothing" : join_names(op.dims.names())));
-    }
-    for (WorkDim d : schema.needed_dims())
-      if (!op.dims.has(d))
-        throw InputError(op.where,
-                         fmt::format("{} crosses '{}' ({}), which needs work dimension '{}'; the "
-                                     "operation gives: {}",
-                                     who, name, e.type, work_dim_name(d),
-                                     op.dims.empty() ? "nothing" : join_names(op.dims.names())));
+  if (o["collective"]) {
+    read_collective(o, file, platform, topology, op, who);
+  } else {
+    if (o["participants"])
+      throw InputError(op.where, who + ": 'participants:' belongs to a collective");
+    read_path(o, file, platform, topology, op, who);
+    check_needs(op, op.path, platform, who);
   }
   if (const YAML::Node s = o["start"]) op.start_ps = time_value(s, file, who + " start");
   if (const YAML::Node r = o["repeat"]) {
@@ -213,33 +276,8 @@ void check_dependencies(const WorkloadDesc& w) {
 
 }  // namespace
 
-std::vector<std::string> shortest_path(const PlatformDesc& platform, const std::string& from,
-                                       const std::string& to, const SourceLocation& where) {
-  std::map<std::string, std::vector<std::string>> next;
-  for (const auto& c : platform.connections) next[c.from].push_back(c.to);
-  std::map<std::string, std::string> parent;
-  std::deque<std::string> queue{from};
-  parent[from] = "";
-  while (!queue.empty()) {
-    std::string at = queue.front();
-    queue.pop_front();
-    if (at == to) break;
-    for (const auto& n : next[at])
-      if (!parent.count(n)) {
-        parent[n] = at;
-        queue.push_back(n);
-      }
-  }
-  if (!parent.count(to))
-    throw InputError(
-        where, fmt::format("no path from '{}' to '{}' along the platform's connections", from, to));
-  std::vector<std::string> path;
-  for (std::string at = to; !at.empty(); at = parent[at]) path.insert(path.begin(), at);
-  return path;
-}
-
 WorkloadDesc load_workload(const YAML::Node& node, const std::string& file,
-                           const PlatformDesc& platform) {
+                           const PlatformDesc& platform, Topology& topology) {
   YamlSource src{file, node};
   if (node.IsScalar())
     src = load_yaml_file(resolve_path(file, node.Scalar()), location_of(node, file));
@@ -252,7 +290,7 @@ WorkloadDesc load_workload(const YAML::Node& node, const std::string& file,
   const YAML::Node ops = src.root["operations"];
   if (!ops) throw InputError(location_of(src.root, src.file), "workload has no 'operations:'");
   require_sequence(ops, src.file, "operations");
-  for (const auto& o : ops) w.operations.push_back(read_operation(o, src.file, platform));
+  for (const auto& o : ops) w.operations.push_back(read_operation(o, src.file, platform, topology));
   if (w.operations.empty())
     throw InputError(location_of(ops, src.file), "workload has no operations");
   check_dependencies(w);

@@ -10,14 +10,21 @@
 //       repeat: 4                    # h2d#0..h2d#3, back to back
 //       interval: 10 us              # or periodic: repetition i ready at start + i*interval
 //       after: [setup]               # waits for every repetition of setup
+//     - name: ar
+//       collective: ring_allreduce   # or tree_allreduce, ring_allgather, ring_reduce_scatter,
+//       all_to_all participants: [gpu[*]]       # ranks in this order; transfers take shortest
+//       paths dims: {bytes: 1 GiB}         # buffer per rank
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/collectives.h"
 #include "core/operation.h"
 #include "core/platform.h"
+#include "core/topology.h"
 
 namespace cnuas {
 
@@ -33,6 +40,8 @@ struct OperationDesc {
   std::vector<std::string> after;
   bool read = false;
   std::string request;
+  std::optional<CollectiveKind> collective;
+  std::vector<std::string> participants;  // ranks, for collectives
   SourceLocation where;
 };
 
@@ -46,11 +55,6 @@ struct WorkloadDesc {
 // the platform: elements exist, consecutive path elements are connected, every
 // element gets the work dimensions it needs, `after:` names exist and do not loop.
 WorkloadDesc load_workload(const YAML::Node& node, const std::string& file,
-                           const PlatformDesc& platform);
-
-// Shortest path from -> to along connections; ties go to the earliest-declared
-// neighbour, so the same platform always gives the same path.
-std::vector<std::string> shortest_path(const PlatformDesc& platform, const std::string& from,
-                                       const std::string& to, const SourceLocation& where);
+                           const PlatformDesc& platform, Topology& topology);
 
 }  // namespace cnuas

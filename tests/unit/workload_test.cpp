@@ -17,8 +17,9 @@ static const char* kPlatform =
 
 static WorkloadDesc load(const std::string& workload) {
   static PlatformDesc platform = load_platform(load_yaml_file(write_file("wp.yaml", kPlatform)));
+  static Topology topology(platform);
   YamlSource w = load_yaml_file(write_file("w.yaml", workload));
-  return load_workload(w.root, w.file, platform);
+  return load_workload(w.root, w.file, platform, topology);
 }
 
 static std::string error_of(const std::string& workload) {
