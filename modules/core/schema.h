@@ -54,6 +54,12 @@ class Schema {
   Schema& needs(std::vector<WorkDim> dims);
   // At least one of these dimensions must be given (a GPU takes flops, bytes or both).
   Schema& needs_one_of(std::vector<WorkDim> dims);
+  // The element is a power shelf: workload supply events may target it.
+  Schema& supplies_power() {
+    supplies_power_ = true;
+    return *this;
+  }
+  bool is_power_supply() const { return supplies_power_; }
   // Operations crossing this element must name one of these `request:` kinds.
   Schema& serves_requests(std::vector<std::string> kinds);
 
@@ -77,6 +83,7 @@ class Schema {
   std::vector<WorkDim> needs_;
   std::vector<WorkDim> needs_one_of_;
   std::vector<std::string> request_kinds_;
+  bool supplies_power_ = false;
 };
 
 struct FieldValue {

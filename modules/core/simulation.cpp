@@ -206,7 +206,21 @@ void Simulation::run() {
     throw std::logic_error(fmt::format("simulation ended with {} of {} operations complete",
                                        driver_->completed_operations(),
                                        driver_->total_operations()));
+  roll_up();
   write_outputs();
+}
+
+// Power over the run and the shelves' events, which join the ordered trace.
+void Simulation::roll_up() {
+  RunContext& context = RunContext::current();
+  power_ = roll_up_power(context, workload_.supply_events, makespan_ps());
+  for (const PowerEvent& e : power_.events) {
+    context.trace().record_instant(
+        {e.at_ps, e.shelf->index(), e.kind,
+         fmt::format("\"load_w\":{},\"capacity_w\":{},\"battery_j\":{}",
+                     Rational(e.load_uw, 1'000'000).to_decimal(6),
+                     Rational(e.capacity_uw, 1'000'000).to_decimal(6), e.battery_j.to_decimal(6))});
+  }
 }
 
 std::uint64_t Simulation::makespan_ps() const {
@@ -236,7 +250,7 @@ void Simulation::write_outputs() const {
   }
   if (!options_.stats_path.empty()) {
     auto out = open_output(options_.stats_path);
-    write_stats_json(out, context);
+    write_stats_json(out, context, &power_);
   }
 }
 

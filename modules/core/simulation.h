@@ -10,6 +10,7 @@
 #include "core/driver.h"
 #include "core/element.h"
 #include "core/platform.h"
+#include "core/power.h"
 #include "core/topology.h"
 #include "core/workload.h"
 
@@ -69,6 +70,7 @@ class Simulation {
 
  private:
   void elaborate();
+  void roll_up();
   void write_outputs() const;
 
   void build_operations(DependencyGraph& graph);
@@ -84,6 +86,7 @@ class Simulation {
   std::unique_ptr<PlatformModule> module_;
   std::unique_ptr<WorkloadDriver> driver_;
   double wall_seconds_ = 0;
+  PowerReport power_;
 };
 
 // The built-in default platform and workload (platforms/default.yaml).

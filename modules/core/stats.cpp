@@ -56,7 +56,50 @@ Rational element_energy_j(const Element& e, std::uint64_t makespan) {
          seconds_per_ps;
 }
 
-void write_stats_json(std::ostream& out, const RunContext& context) {
+static double decimal_of(const Rational& r, int digits) {
+  return std::stod(r.to_decimal(digits));
+}
+
+static nlohmann::ordered_json power_json(const PowerReport& power, std::uint64_t makespan) {
+  using Json = nlohmann::ordered_json;
+  auto w = [](std::int64_t uw) {
+    return decimal_of(Rational(static_cast<std::uint64_t>(uw), 1'000'000), 6);
+  };
+  Json racks = Json::object();
+  for (const RackPower& r : power.racks) {
+    Json series = Json::array();
+    for (const PowerSample& p : r.series)
+      series.push_back({p.from_ps, p.to_ps, decimal_of(p.average_w, 6)});
+    Json telemetry = Json::array();
+    for (auto [at, uw] : r.telemetry) telemetry.push_back({{"t_ps", at}, {"load_w", w(uw)}});
+    racks[r.rack.empty() ? "(no rack)" : r.rack] = {
+        {"shelf", r.shelf ? r.shelf->name() : ""},
+        {"idle_w", w(r.idle_uw)},
+        {"peak_w", w(r.peak_uw)},
+        {"peak_at_ps", r.peak_at_ps},
+        {"average_w",
+         makespan == 0
+             ? 0.0
+             : decimal_of(r.energy_j * Rational(1'000'000'000'000ULL) / Rational(makespan), 6)},
+        {"energy_j", decimal_of(r.energy_j, 9)},
+        {"input_energy_j", decimal_of(r.input_energy_j, 9)},
+        {"series_w", series},
+        {"telemetry", telemetry}};
+  }
+  Json events = Json::array();
+  for (const PowerEvent& e : power.events)
+    events.push_back({{"t_ps", e.at_ps},
+                      {"event", e.kind},
+                      {"shelf", e.shelf->name()},
+                      {"load_w", w(e.load_uw)},
+                      {"capacity_w", w(e.capacity_uw)},
+                      {"battery_j", decimal_of(e.battery_j, 6)}});
+  return {{"platform_energy_j", decimal_of(power.platform_energy_j, 9)},
+          {"racks", racks},
+          {"events", events}};
+}
+
+void write_stats_json(std::ostream& out, const RunContext& context, const PowerReport* power) {
   using Json = nlohmann::ordered_json;
   const std::uint64_t makespan = makespan_ps(context);
   // Ratios are exact rationals rounded to 6 decimals for the report.
@@ -117,6 +160,7 @@ void write_stats_json(std::ostream& out, const RunContext& context) {
            : decimal(total_energy * Rational(1'000'000'000'000ULL) / Rational(makespan), 6)},
       {"elements", elements},
       {"operations", operations}};
+  if (power != nullptr) stats["power"] = power_json(*power, makespan);
   out << stats.dump(2) << "\n";
 }
 

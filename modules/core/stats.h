@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/element.h"
+#include "core/power.h"
 #include "core/run_context.h"
 
 namespace cnuas {
@@ -29,6 +30,9 @@ std::uint64_t makespan_ps(const RunContext& context);
 // Idle power over the makespan plus active power over every busy lane, in joules.
 Rational element_energy_j(const Element& e, std::uint64_t makespan_ps);
 
-void write_stats_json(std::ostream& out, const RunContext& context);
+// `power`, when given, adds per-rack power (average, peak, energy, series,
+// telemetry) and the power events.
+void write_stats_json(std::ostream& out, const RunContext& context,
+                      const PowerReport* power = nullptr);
 
 }  // namespace cnuas

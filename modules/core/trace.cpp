@@ -34,12 +34,11 @@ void TraceSink::add_chunk() {
 }
 
 std::vector<std::uint64_t> TraceSink::ordered() const {
-  std::vector<std::uint64_t> order(size_);
-  for (std::size_t i = 0; i < size_; ++i) order[i] = i;
-  // Booking order is nearly trace order already; a stable sort by start keeps seq order on ties.
-  std::stable_sort(order.begin(), order.end(), [this](std::uint64_t a, std::uint64_t b) {
-    return (*this)[a].start_ps < (*this)[b].start_ps;
-  });
+  std::vector<std::uint64_t> order(size_ + instants_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  // Booking order is nearly trace order already; a stable sort by time keeps seq order on ties.
+  std::stable_sort(order.begin(), order.end(),
+                   [this](std::uint64_t a, std::uint64_t b) { return time_of(a) < time_of(b); });
   return order;
 }
 
@@ -67,6 +66,14 @@ void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const Trace
       header.platform, header.workload, header.evidence_class, ordered.size());
   fmt::memory_buffer buf;
   for (std::uint64_t seq : ordered) {
+    if (seq >= sink.size()) {
+      const TraceSink::Instant& i = sink.instants()[seq - sink.size()];
+      fmt::format_to(
+          std::back_inserter(buf),
+          "{{\"t_ps\":{},\"seq\":{},\"event\":\"{}\",\"component\":\"{}\",{},\"class\":\"{}\"}}\n",
+          i.at_ps, seq, i.name, (*names.components)[i.component], i.fields, header.evidence_class);
+      continue;
+    }
     const StageEvent& e = sink[seq];
     const Operation& op = *(*names.operations)[e.op];
     fmt::format_to(std::back_inserter(buf),
@@ -111,6 +118,14 @@ void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const Tr
   }
   for (std::uint64_t seq : ordered) {
     sep();
+    if (seq >= sink.size()) {
+      const TraceSink::Instant& i = sink.instants()[seq - sink.size()];
+      put("{{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"power\",\"name\":\"{}\",\"pid\":{},\"tid\":0,"
+          "\"ts\":{},"
+          "\"args\":{{\"seq\":{},{}}}}}\n",
+          i.name, i.component + 1, ps_to_us_text(i.at_ps), seq, i.fields);
+      continue;
+    }
     const StageEvent& e = sink[seq];
     const Operation& op = *(*names.operations)[e.op];
     put("{{\"ph\":\"X\",\"cat\":\"stage\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{"

@@ -49,18 +49,34 @@ class TraceSink {
     ++size_;
   }
   std::size_t size() const { return size_; }
+
+  // A point event (a power alarm, a battery takeover) for the same ordered
+  // trace; `fields` is extra JSON members, e.g. "\"load_w\":12.5".
+  struct Instant {
+    std::uint64_t at_ps;
+    std::uint32_t component;
+    std::string name;
+    std::string fields;
+  };
+  void record_instant(Instant instant) { instants_.push_back(std::move(instant)); }
+  const std::vector<Instant>& instants() const { return instants_; }
   // The event with booking sequence number `seq`.
   const StageEvent& operator[](std::size_t seq) const {
     return chunks_[seq / kChunkEvents][seq % kChunkEvents];
   }
-  // Sequence numbers in trace order: (start_ps, seq).
+  // Sequence numbers in trace order: (time, seq). Stages are 0..size()-1 and
+  // instants follow as size()+i, recorded after the stages they concern.
   std::vector<std::uint64_t> ordered() const;
+  std::uint64_t time_of(std::uint64_t seq) const {
+    return seq < size_ ? (*this)[seq].start_ps : instants_[seq - size_].at_ps;
+  }
 
  private:
   static constexpr std::size_t kChunkBytes = 8u << 20;
   static constexpr std::size_t kChunkEvents = kChunkBytes / sizeof(StageEvent);
   void add_chunk();
   std::vector<StageEvent*> chunks_;
+  std::vector<Instant> instants_;
   std::size_t fill_ = kChunkEvents;
   std::size_t size_ = 0;
 };

@@ -152,6 +152,42 @@ void read_collective(const YAML::Node& o, const std::string& file, const Platfor
     check_needs(op, topology.path(op.participants[a], op.participants[b], op.where), platform, who);
 }
 
+// `- {name: psu2_fails, event: supply_failure, target: shelf, start: 20 ms, supplies: 1}`
+SupplyEvent read_supply_event(const YAML::Node& o, const std::string& file,
+                              const PlatformDesc& platform) {
+  check_keys(o, file, {"name", "event", "target", "start", "supplies"}, "supply event");
+  SupplyEvent e;
+  e.where = location_of(o, file);
+  e.name = o["name"] ? scalar_text(o["name"], file, "name") : "event";
+  e.kind = scalar_text(o["event"], file, "event");
+  const std::vector<std::string> kinds = {"supply_failure", "supply_restore", "ac_loss"};
+  if (std::find(kinds.begin(), kinds.end(), e.kind) == kinds.end()) {
+    std::string hint = nearest_name(e.kind, kinds);
+    throw InputError(
+        location_of(o["event"], file),
+        fmt::format("unknown event '{}'{}; accepted: {}", e.kind,
+                    hint.empty() ? "" : " (did you mean '" + hint + "'?)", join_names(kinds)));
+  }
+  if (!o["target"]) throw InputError(e.where, "a supply event needs 'target:' (a power shelf)");
+  e.target = scalar_text(o["target"], file, "target");
+  require_element(platform, e.target, location_of(o["target"], file));
+  const ElementInstance& target = *platform.find(e.target);
+  if (!Registry::instance().find(target.type)->schema->is_power_supply())
+    throw InputError(
+        location_of(o["target"], file),
+        fmt::format("event target '{}' is a {}, not a power shelf", e.target, target.type));
+  if (o["start"]) e.at_ps = time_value(o["start"], file, "event start");
+  if (const YAML::Node n = o["supplies"]) {
+    std::string text = scalar_text(n, file, "supplies");
+    if (text.empty() || text.size() > 3 ||
+        text.find_first_not_of("0123456789") != std::string::npos || std::stoul(text) == 0)
+      throw InputError(location_of(n, file),
+                       fmt::format("supplies must be a whole number >= 1, got '{}'", text));
+    e.supplies = static_cast<std::uint32_t>(std::stoul(text));
+  }
+  return e;
+}
+
 OperationDesc read_operation(const YAML::Node& o, const std::string& file,
                              const PlatformDesc& platform, Topology& topology) {
   require_map(o, file, "an operation");
@@ -290,7 +326,12 @@ WorkloadDesc load_workload(const YAML::Node& node, const std::string& file,
   const YAML::Node ops = src.root["operations"];
   if (!ops) throw InputError(location_of(src.root, src.file), "workload has no 'operations:'");
   require_sequence(ops, src.file, "operations");
-  for (const auto& o : ops) w.operations.push_back(read_operation(o, src.file, platform, topology));
+  for (const auto& o : ops) {
+    if (o.IsMap() && o["event"])
+      w.supply_events.push_back(read_supply_event(o, src.file, platform));
+    else
+      w.operations.push_back(read_operation(o, src.file, platform, topology));
+  }
   if (w.operations.empty())
     throw InputError(location_of(ops, src.file), "workload has no operations");
   check_dependencies(w);

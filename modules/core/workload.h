@@ -24,6 +24,7 @@
 #include "core/collectives.h"
 #include "core/operation.h"
 #include "core/platform.h"
+#include "core/power.h"
 #include "core/topology.h"
 
 namespace cnuas {
@@ -49,6 +50,7 @@ struct WorkloadDesc {
   std::string name;
   std::string file;
   std::vector<OperationDesc> operations;
+  std::vector<SupplyEvent> supply_events;  // entries with `event:`
 };
 
 // Reads a workload (a path scalar or an inline mapping) and checks it against

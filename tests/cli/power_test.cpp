@@ -1,0 +1,116 @@
+// Rack power roll-up against an ORV3 shelf: alarms, supply failure, battery.
+#include <gtest/gtest.h>
+
+#include "cli/cli_harness.h"
+
+namespace cnuas {
+using namespace testing_support;
+using nlohmann::json;
+
+// One 2-lane compute element (500 W idle, +1000 W per busy lane) in rack r0, fed
+// by 3 x 1 kW supplies with N+1 redundancy (rated 2 kW). Operation a busies one
+// lane over [0, 10) ms, b the other over [5, 15) ms: the rack draws 1500 W, then
+// 2500 W over [5, 10) ms, then 1500 W. A supply fails at 6 ms.
+static std::string rack_platform(const std::string& battery) {
+  return "platform: rackp\n"
+         "elements:\n"
+         "  - {name: gpu, type: cnuas.compute, set: {lanes: 2, rate: 1 TFLOP/s, idle_power: 500 "
+         "W,\n"
+         "     active_power: 1000 W, rack: r0}}\n"
+         "  - {name: shelf, type: cnuas.orv3_shelf, set: {supplies: 3, supply_rating: 1 kW, "
+         "redundancy: 1,\n"
+         "     efficiency: 100 %, battery_capacity: " +
+         battery +
+         ", switchover_time: 1 ms, rack: r0}}\n"
+         "  - {name: bmc, type: cnuas.bmc, set: {sensor_read: 1 ms, redfish_get: 20 ms, "
+         "ipmi_command: 2 ms}}\n"
+         "  - {name: bus, type: cnuas.mgmt_bus, set: {baud: 19200 baud}}\n"
+         "connections: [bmc -> bus, bus -> shelf]\n"
+         "workload:\n"
+         "  operations:\n"
+         "    - {name: a, path: [gpu], dims: {flops: 10 GFLOP}}\n"
+         "    - {name: b, path: [gpu], dims: {flops: 10 GFLOP}, start: 5 ms}\n"
+         "    - {name: psu, event: supply_failure, target: shelf, start: 6 ms}\n"
+         "    - {name: poll, path: [bmc, bus, shelf], request: sensor_read, dims: {requests: 1}}\n";
+}
+
+struct PowerRun {
+  json stats;
+  std::vector<json> events;  // power events from the trace, in trace order
+};
+
+static PowerRun run(const std::string& name, const std::string& battery) {
+  const std::string stats = scratch_dir() + "/" + name + ".json",
+                    trace = scratch_dir() + "/" + name + ".jsonl";
+  CommandResult r = run_cnuas("run " + write_file(name + ".yaml", rack_platform(battery)) +
+                              " --stats " + stats + " --trace " + trace);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  PowerRun out{json::parse(read_file(stats)), {}};
+  for (const json& line : read_jsonl(trace))
+    if (line.contains("event")) out.events.push_back(line);
+  return out;
+}
+
+static std::vector<std::pair<std::string, std::uint64_t>> names_and_times(
+    const std::vector<json>& events) {
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  for (const json& e : events) out.emplace_back(e["event"], e["t_ps"]);
+  return out;
+}
+
+TEST(Power, AlarmFailureBatteryTakeoverAndDepletion) {
+  // Over rated capacity at 5 ms. The failure at 6 ms leaves 2 kW for 2.5 kW: the
+  // battery takes over after the 1 ms switchover, carries the 500 W deficit, and
+  // its 0.5 J last exactly 1 ms. The load falls back under 2 kW at 10 ms.
+  PowerRun r = run("deplete", "0.5 J");
+  const std::uint64_t ms = 1'000'000'000;
+  const std::vector<std::pair<std::string, std::uint64_t>> expected = {
+      {"over_capacity", 5 * ms},    {"supply_failure", 6 * ms},        {"redundancy_lost", 6 * ms},
+      {"supply_shortfall", 6 * ms}, {"battery_takeover", 7 * ms},      {"battery_depleted", 8 * ms},
+      {"power_loss", 8 * ms},       {"over_capacity_cleared", 10 * ms}};
+  EXPECT_EQ(names_and_times(r.events), expected);
+  EXPECT_EQ(r.events[1]["capacity_w"], 2000.0);
+  EXPECT_EQ(r.events[4]["load_w"], 2500.0);
+  EXPECT_EQ(r.events[1]["component"], "rackp.shelf");
+  const json& rack = r.stats["power"]["racks"]["r0"];
+  EXPECT_EQ(rack["peak_w"], 2500.0);
+  EXPECT_EQ(rack["peak_at_ps"], 5 * ms);
+  EXPECT_EQ(rack["energy_j"], 27.5);  // 1.5 kW x 5 ms + 2.5 kW x 5 ms + 1.5 kW x 5 ms
+}
+
+TEST(Power, BatteryCarriesTheDeficitUntilTheLoadDrops) {
+  PowerRun r = run("carry", "10 J");
+  const std::uint64_t ms = 1'000'000'000;
+  auto events = names_and_times(r.events);
+  ASSERT_EQ(events.size(), 7u);
+  EXPECT_EQ(events[4], std::make_pair(std::string("battery_takeover"), 7 * ms));
+  EXPECT_EQ(events[5], std::make_pair(std::string("over_capacity_cleared"), 10 * ms));
+  EXPECT_EQ(events[6], std::make_pair(std::string("battery_released"), 10 * ms));
+  EXPECT_EQ(r.events[6]["battery_j"], 8.5);  // 10 J - 500 W x 3 ms
+}
+
+TEST(Power, BmcPollReadsTheRackLoad) {
+  // The poll completes after 1 ms at the BMC and one 12.604 ms Modbus transaction: the rack
+  // draws 1.5 kW then.
+  PowerRun r = run("poll", "10 J");
+  const json& telemetry = r.stats["power"]["racks"]["r0"]["telemetry"];
+  ASSERT_EQ(telemetry.size(), 1u);
+  EXPECT_EQ(telemetry[0]["t_ps"], 1'000'000'000u + 12'604'166'667u);
+  EXPECT_EQ(telemetry[0]["load_w"], 1500.0);
+}
+
+TEST(Power, SupplyEventsAreChecked) {
+  std::string p = rack_platform("1 J");
+  std::string bad = p;
+  bad.replace(bad.find("target: shelf"), 13, "target: gpu");
+  CommandResult r = run_cnuas("run " + write_file("bad_target.yaml", bad));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not a power shelf"), std::string::npos) << r.err;
+  bad = p;
+  bad.replace(bad.find("supply_failure"), 14, "supply_fail");
+  r = run_cnuas("run " + write_file("bad_kind.yaml", bad));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean 'supply_failure'"), std::string::npos) << r.err;
+}
+
+}  // namespace cnuas
