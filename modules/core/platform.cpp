@@ -2,8 +2,11 @@
 
 #include <cctype>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
+
+#include "core/topology.h"
 
 namespace cnuas {
 
@@ -26,6 +29,8 @@ namespace {
 struct Loader {
   PlatformDesc& platform;
   std::vector<std::string> visiting;
+  std::unordered_map<std::string, std::size_t>
+      positions;  // instance name -> index in platform.elements
 
   void load(const YamlSource& src, const SourceLocation& from) {
     for (const auto& v : visiting)
@@ -79,7 +84,7 @@ struct Loader {
 
   void read_element(const YAML::Node& e, const std::string& file) {
     require_map(e, file, "an element");
-    check_keys(e, file, {"name", "type", "profile", "count", "set"}, "element");
+    check_keys(e, file, {"name", "type", "profile", "count", "set", "platform"}, "element");
     const SourceLocation where = location_of(e, file);
     if (!e["name"]) throw InputError(where, "element has no 'name:'");
     std::string name = scalar_text(e["name"], file, "name");
@@ -87,6 +92,11 @@ struct Loader {
       throw InputError(
           location_of(e["name"], file),
           fmt::format("element name '{}' must be an identifier (letters, digits, _ and -)", name));
+    const std::uint32_t count = read_count(e, file);
+    if (e["platform"]) {
+      read_subplatform(e, file, name, count);
+      return;
+    }
     ElementInstance base;
     base.name = name;
     base.where = where;
@@ -113,29 +123,6 @@ struct Loader {
       require_map(set, file, "set");
       read_field_values(set, file, schema, {}, "set: of element '" + name + "'", base.values);
     }
-    std::uint32_t count = 0;
-    if (const YAML::Node c = e["count"]) {
-      std::string text = scalar_text(c, file, "count");
-      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
-          text.size() > 6 || std::stoul(text) == 0)
-        throw InputError(location_of(c, file),
-                         fmt::format("count must be a whole number >= 1, got '{}'", text));
-      count = static_cast<std::uint32_t>(std::stoul(text));
-    }
-    auto add = [&](ElementInstance inst) {
-      // A later declaration of the same instance refines the earlier one.
-      for (auto& existing : platform.elements)
-        if (existing.name == inst.name) {
-          if (existing.type != inst.type)
-            throw InputError(
-                inst.where, fmt::format("element '{}' redeclared with type '{}' (was '{}' at {})",
-                                        inst.name, inst.type, existing.type, existing.where.str()));
-          for (auto& [k, v] : inst.values) existing.values[k] = v;
-          existing.where = inst.where;
-          return;
-        }
-      platform.elements.push_back(std::move(inst));
-    };
     if (count == 0) {
       add(base);
     } else {
@@ -147,15 +134,92 @@ struct Loader {
     }
   }
 
+  static std::uint32_t read_count(const YAML::Node& e, const std::string& file) {
+    const YAML::Node c = e["count"];
+    if (!c) return 0;
+    std::string text = scalar_text(c, file, "count");
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
+        text.size() > 6 || std::stoul(text) == 0)
+      throw InputError(location_of(c, file),
+                       fmt::format("count must be a whole number >= 1, got '{}'", text));
+    return static_cast<std::uint32_t>(std::stoul(text));
+  }
+
+  // A later declaration of the same instance refines the earlier one.
+  void add(ElementInstance inst) {
+    auto [it, inserted] = positions.try_emplace(inst.name, platform.elements.size());
+    if (inserted) {
+      platform.elements.push_back(std::move(inst));
+      return;
+    }
+    ElementInstance& existing = platform.elements[it->second];
+    if (existing.type != inst.type)
+      throw InputError(inst.where,
+                       fmt::format("element '{}' redeclared with type '{}' (was '{}' at {})",
+                                   inst.name, inst.type, existing.type, existing.where.str()));
+    for (auto& [k, v] : inst.values) existing.values[k] = v;
+    existing.where = inst.where;
+  }
+
+  // `- {name: server, count: 4, platform: hgx-server.yaml, set: {"*.rack": r0}}`: every
+  // element and connection of that platform, once per copy, named server[i].<element>.
+  // `set:` keys are ELEMENT.FIELD inside the copy (ELEMENT may use [*], or be * for all).
+  void read_subplatform(const YAML::Node& e, const std::string& file, const std::string& name,
+                        std::uint32_t count) {
+    const SourceLocation where = location_of(e, file);
+    for (const char* key : {"type", "profile"})
+      if (e[key])
+        throw InputError(location_of(e[key], file),
+                         fmt::format("'{}' does not go with 'platform:'", key));
+    const std::string sub_file = resolve_path(file, scalar_text(e["platform"], file, "platform"));
+    for (const auto& v : visiting)
+      if (v == sub_file)
+        throw InputError(where, fmt::format("platform '{}' contains itself", sub_file));
+    visiting.push_back(sub_file);
+    const PlatformDesc inner =
+        load_platform(load_yaml_file(sub_file, location_of(e["platform"], file)));
+    visiting.pop_back();
+    std::vector<std::pair<std::string, RawValue>> overrides;
+    if (const YAML::Node set = e["set"]) {
+      require_map(set, file, "set");
+      for (auto it = set.begin(); it != set.end(); ++it)
+        overrides.emplace_back(
+            scalar_text(it->first, file, "set key"),
+            RawValue{scalar_text(it->second, file, "set value"), location_of(it->second, file)});
+    }
+    for (std::uint32_t i = 0; i < std::max<std::uint32_t>(count, 1); ++i) {
+      const std::string prefix = count == 0 ? name : fmt::format("{}[{}]", name, i);
+      for (ElementInstance inst : inner.elements) {
+        const std::string local = inst.name;
+        inst.name = prefix + "." + local;
+        for (const auto& [key, value] : overrides) {
+          auto dot = key.rfind('.');
+          if (dot == std::string::npos)
+            throw InputError(value.where, fmt::format("set key '{}' must read ELEMENT.FIELD", key));
+          const std::string pattern = key.substr(0, dot), field = key.substr(dot + 1);
+          if (pattern != "*" && !matches_pattern(pattern, local)) continue;
+          const Schema& schema = *Registry::instance().find(inst.type)->schema;
+          if (!schema.find(field))
+            throw InputError(
+                value.where,
+                fmt::format("set '{}': element '{}' ({}) has no field '{}'; fields: {}", key, local,
+                            inst.type, field, join_names(schema.field_names())));
+          inst.values[field] = value;
+        }
+        add(std::move(inst));
+      }
+      for (const Connection& c : inner.connections)
+        platform.connections.push_back({prefix + "." + c.from, prefix + "." + c.to, c.where});
+    }
+  }
+
   // "gpu[*]" -> every gpu[i]; "gpu[2]" or "host" -> itself (must exist).
   std::vector<std::string> expand(const std::string& pattern, const SourceLocation& where) const {
     std::vector<std::string> out;
-    auto star = pattern.find("[*]");
-    if (star != std::string::npos) {
-      std::string prefix = pattern.substr(0, star) + "[";
+    if (pattern.find("[*]") != std::string::npos) {
       for (const auto& e : platform.elements)
-        if (e.name.compare(0, prefix.size(), prefix) == 0) out.push_back(e.name);
-    } else if (platform.find(pattern)) {
+        if (matches_pattern(pattern, e.name)) out.push_back(e.name);
+    } else if (positions.count(pattern)) {
       out.push_back(pattern);
     }
     if (out.empty()) {
@@ -170,18 +234,22 @@ struct Loader {
     return out;
   }
 
+  // "gpu.out" -> "gpu"; hierarchical names ("server[0].nic[1]") keep their dots.
   static std::string strip_socket(std::string endpoint, const char* socket,
                                   const SourceLocation& where) {
-    auto dot = endpoint.rfind('.');
-    if (dot == std::string::npos) return endpoint;
-    std::string s = endpoint.substr(dot + 1);
-    if (s != socket)
-      throw InputError(
-          where,
-          fmt::format("socket '{}' in '{}': connections go from an element's 'out' socket to "
-                      "another's 'in' socket",
-                      s, endpoint));
-    return endpoint.substr(0, dot);
+    for (const std::string suffix : {".in", ".out"}) {
+      if (endpoint.size() > suffix.size() &&
+          endpoint.compare(endpoint.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        if (suffix.substr(1) != socket)
+          throw InputError(
+              where,
+              fmt::format("socket '{}' in '{}': connections go from an element's 'out' socket "
+                          "to another's 'in' socket",
+                          suffix.substr(1), endpoint));
+        return endpoint.substr(0, endpoint.size() - suffix.size());
+      }
+    }
+    return endpoint;
   }
 
   static std::string trim(const std::string& s) {
@@ -255,7 +323,7 @@ struct Loader {
 PlatformDesc load_platform(const YamlSource& source) {
   PlatformDesc platform;
   platform.file = source.file;
-  Loader loader{platform, {}};
+  Loader loader{platform, {}, {}};
   loader.load(source, {});
   if (platform.name.empty())
     throw InputError(location_of(source.root, source.file), "platform has no 'platform:' name");
@@ -274,15 +342,11 @@ void apply_override(PlatformDesc& platform, const std::string& assignment) {
   std::string element = assignment.substr(0, dot);
   std::string field = assignment.substr(dot + 1, eq - dot - 1);
   std::string value = assignment.substr(eq + 1);
-  std::string prefix;
-  auto star = element.find("[*]");
-  if (star != std::string::npos) prefix = element.substr(0, star) + "[";
   bool matched = false;
   std::vector<std::string> names;
   for (auto& e : platform.elements) {
     names.push_back(e.name);
-    bool match = prefix.empty() ? e.name == element : e.name.compare(0, prefix.size(), prefix) == 0;
-    if (!match) continue;
+    if (element != "*" && !matches_pattern(element, e.name)) continue;
     matched = true;
     const Schema& schema = *Registry::instance().find(e.type)->schema;
     if (!schema.find(field)) {

@@ -11,49 +11,6 @@
 
 namespace cnuas {
 
-PlatformModule::PlatformModule(sc_core::sc_module_name name, const PlatformDesc& desc)
-    : sc_module(name) {
-  for (const ElementInstance& inst : desc.elements) {
-    const ModelInfo& model = Registry::instance().require(inst.type, inst.where);
-    const std::string owner = fmt::format("element '{}' ({})", inst.name, inst.type);
-    ParamSet params = resolve_params(*model.schema, inst.values, owner, inst.where);
-    owned_.emplace_back(model.create(inst.name, params));
-    elements_.push_back(owned_.back().get());
-    names_.push_back(inst.name);
-  }
-  ports_.resize(elements_.size());
-  in_bindings_.assign(elements_.size(), 0);
-  for (const Connection& c : desc.connections) {
-    const std::size_t from = position(c.from);
-    Element& to = element(c.to);
-    // multi_passthrough sockets number their bindings in binding order.
-    ports_[from].push_back(
-        {&to, static_cast<std::uint32_t>(ports_[from].size()), in_bindings_[position(c.to)]++});
-    elements_[from]->out.bind(to.in);
-  }
-}
-
-std::size_t PlatformModule::position(const std::string& instance_name) const {
-  for (std::size_t i = 0; i < names_.size(); ++i)
-    if (names_[i] == instance_name) return i;
-  throw std::logic_error("no element " + instance_name);
-}
-
-Element& PlatformModule::element(const std::string& instance_name) const {
-  return *elements_[position(instance_name)];
-}
-
-const PlatformModule::Port& PlatformModule::port(const Element* from, const Element* to) const {
-  for (const Port& p : ports_[position(std::string(from->basename()))])
-    if (p.target == to) return p;
-  throw std::logic_error(fmt::format("no connection {} -> {}", from->name(), to->name()));
-}
-
-std::uint32_t PlatformModule::driver_in_port(const Element* e) const {
-  // Bound after every connection into e.
-  return in_bindings_[position(std::string(e->basename()))];
-}
-
 }  // namespace cnuas
 
 namespace cnuas {

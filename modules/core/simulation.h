@@ -10,6 +10,7 @@
 #include "core/driver.h"
 #include "core/element.h"
 #include "core/platform.h"
+#include "core/platform_module.h"
 #include "core/power.h"
 #include "core/topology.h"
 #include "core/workload.h"
@@ -23,35 +24,6 @@ struct RunOptions {
   std::vector<std::string> plugins;
   std::string trace_path, perfetto_path, vcd_path, stats_path;
   bool lookahead = true;  // off: wake SystemC at every ready time (same results, slower)
-};
-
-// The platform as SystemC modules: every element, bound by its connections.
-class PlatformModule : public sc_core::sc_module {
- public:
-  PlatformModule(sc_core::sc_module_name name, const PlatformDesc& desc);
-  Element& element(const std::string& instance_name) const;
-  const std::vector<Element*>& elements() const { return elements_; }
-  // Binding of from.out leading to `to`, and of to.in it arrives by.
-  std::uint32_t out_port(const Element* from, const Element* to) const {
-    return port(from, to).out;
-  }
-  std::uint32_t in_port(const Element* from, const Element* to) const { return port(from, to).in; }
-  // Binding of e.in the workload driver uses (the driver binds after all connections).
-  std::uint32_t driver_in_port(const Element* e) const;
-
- private:
-  std::size_t position(const std::string& instance_name) const;
-  std::vector<Element*> elements_;
-  std::vector<std::unique_ptr<Element>> owned_;
-  std::vector<std::string> names_;
-  struct Port {
-    const Element* target;
-    std::uint32_t out;
-    std::uint32_t in;
-  };
-  const Port& port(const Element* from, const Element* to) const;
-  std::vector<std::vector<Port>> ports_;
-  std::vector<std::uint32_t> in_bindings_;
 };
 
 class Simulation {

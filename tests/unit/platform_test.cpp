@@ -74,6 +74,33 @@ TEST(Platform, ErrorsCarryLocations) {
   EXPECT_NE(e.find("YAML syntax error"), std::string::npos) << e;
 }
 
+TEST(Platform, PlatformsNestWithCountAndOverrides) {
+  write_file("node.yaml",
+             "platform: node\n"
+             "elements:\n"
+             "  - {name: gpu, type: cnuas.compute, count: 2, set: {rate: 1 TFLOP/s}}\n"
+             "  - {name: nic, type: cnuas.pipe, set: {bandwidth: 50 GB/s}}\n"
+             "connections:\n  - gpu[*] -> nic\n");
+  PlatformDesc p = load(
+      "platform: rack\n"
+      "elements:\n"
+      "  - {name: server, count: 2, platform: node.yaml, set: {\"gpu[*].lanes\": 4, \"*.rack\": "
+      "r7}}\n"
+      "  - {name: tor, type: cnuas.fixed_delay, set: {delay: 100 ns}}\n"
+      "connections:\n  - server[*].nic -> tor\n");
+  ASSERT_EQ(p.elements.size(), 7u);
+  EXPECT_EQ(p.elements[0].name, "server[0].gpu[0]");
+  EXPECT_EQ(p.elements[5].name, "server[1].nic");
+  EXPECT_EQ(p.elements[4].values.at("lanes").text, "4");  // server[1].gpu[1]
+  EXPECT_EQ(p.elements[2].values.count("lanes"), 0u);     // the nic is not a gpu
+  EXPECT_EQ(p.elements[2].values.at("rack").text, "r7");
+  ASSERT_EQ(p.connections.size(), 6u);
+  EXPECT_EQ(p.connections[2].from, "server[1].gpu[0]");
+  EXPECT_EQ(p.connections[2].to, "server[1].nic");
+  EXPECT_EQ(p.connections[5].from, "server[1].nic");
+  EXPECT_EQ(p.connections[5].to, "tor");
+}
+
 TEST(Platform, CommandLineOverrides) {
   PlatformDesc p = load(
       "platform: t\nelements:\n  - {name: g, type: cnuas.compute, count: 2, set: {rate: 1 "
