@@ -29,8 +29,8 @@ namespace {
 struct Loader {
   PlatformDesc& platform;
   std::vector<std::string> visiting;
-  std::unordered_map<std::string, std::size_t>
-      positions;  // instance name -> index in platform.elements
+  std::unordered_map<std::string, std::size_t> positions;         // instance name -> element index
+  std::unordered_map<std::string, std::size_t> connection_index;  // "from\nto" -> connection index
 
   void load(const YamlSource& src, const SourceLocation& from) {
     for (const auto& v : visiting)
@@ -145,6 +145,15 @@ struct Loader {
     return static_cast<std::uint32_t>(std::stoul(text));
   }
 
+  void add_connection(Connection c) {
+    auto [it, inserted] =
+        connection_index.try_emplace(c.from + '\n' + c.to, platform.connections.size());
+    if (!inserted)
+      throw InputError(c.where, fmt::format("connection {} -> {} already made at {}", c.from, c.to,
+                                            platform.connections[it->second].where.str()));
+    platform.connections.push_back(std::move(c));
+  }
+
   // A later declaration of the same instance refines the earlier one.
   void add(ElementInstance inst) {
     auto [it, inserted] = positions.try_emplace(inst.name, platform.elements.size());
@@ -204,7 +213,12 @@ struct Loader {
                 value.where,
                 fmt::format("set '{}': element '{}' ({}) has no field '{}'; fields: {}", key, local,
                             inst.type, field, join_names(schema.field_names())));
-          inst.values[field] = value;
+          // "{index}" in a value stands for the copy's number: "r{index}" gives r0, r1, ...
+          RawValue v = value;
+          for (auto at = v.text.find("{index}"); at != std::string::npos;
+               at = v.text.find("{index}"))
+            v.text.replace(at, 7, std::to_string(i));
+          inst.values[field] = v;
         }
         add(std::move(inst));
       }
@@ -261,7 +275,7 @@ struct Loader {
   void read_connection(const YAML::Node& c, const std::string& file) {
     const SourceLocation where = location_of(c, file);
     std::string from, to;
-    bool both = false;
+    bool both = false, all_pairs = false;
     if (c.IsScalar()) {
       std::string text = c.Scalar();
       auto arrow = text.find("<->");
@@ -278,12 +292,13 @@ struct Loader {
       to = trim(text.substr(arrow + len));
     } else {
       require_map(c, file, "a connection");
-      check_keys(c, file, {"from", "to", "bidirectional"}, "connection");
+      check_keys(c, file, {"from", "to", "bidirectional", "all_pairs"}, "connection");
       if (!c["from"] || !c["to"]) throw InputError(where, "connection needs 'from:' and 'to:'");
       from = scalar_text(c["from"], file, "from");
       to = scalar_text(c["to"], file, "to");
       if (c["bidirectional"])
         both = scalar_text(c["bidirectional"], file, "bidirectional") == "true";
+      if (c["all_pairs"]) all_pairs = scalar_text(c["all_pairs"], file, "all_pairs") == "true";
     }
     from = strip_socket(from, both ? "out" : "out", where);
     to = strip_socket(to, "in", where);
@@ -291,18 +306,15 @@ struct Loader {
     auto targets = expand(to, where);
     auto connect = [&](const std::string& a, const std::string& b) {
       if (a == b) throw InputError(where, fmt::format("element '{}' cannot connect to itself", a));
-      for (const auto& existing : platform.connections)
-        if (existing.from == a && existing.to == b)
-          throw InputError(where, fmt::format("connection {} -> {} already made at {}", a, b,
-                                              existing.where.str()));
-      platform.connections.push_back({a, b, where});
+      add_connection({a, b, where});
     };
-    // gpu[*] -> nic[*] pairs by index; one side single connects to all of the other.
-    if (sources.size() > 1 && targets.size() > 1) {
+    // gpu[*] -> nic[*] pairs by index (all_pairs: every one with every one); a
+    // single element on one side connects to all of the other.
+    if (sources.size() > 1 && targets.size() > 1 && !all_pairs) {
       if (sources.size() != targets.size())
         throw InputError(
             where, fmt::format("'{}' has {} elements but '{}' has {}: [*] on both sides pairs them "
-                               "by index",
+                               "by index (all_pairs: true connects every one with every one)",
                                from, sources.size(), to, targets.size()));
       for (size_t i = 0; i < sources.size(); ++i) {
         connect(sources[i], targets[i]);
@@ -323,7 +335,7 @@ struct Loader {
 PlatformDesc load_platform(const YamlSource& source) {
   PlatformDesc platform;
   platform.file = source.file;
-  Loader loader{platform, {}, {}};
+  Loader loader{platform, {}, {}, {}};
   loader.load(source, {});
   if (platform.name.empty())
     throw InputError(location_of(source.root, source.file), "platform has no 'platform:' name");

@@ -9,9 +9,7 @@
 #include "core/run_context.h"
 #include "core/stats.h"
 
-namespace cnuas {
-
-}  // namespace cnuas
+namespace cnuas {}  // namespace cnuas
 
 namespace cnuas {
 

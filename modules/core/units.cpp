@@ -60,6 +60,9 @@ const std::map<std::string, UnitInfo, std::less<>>& unit_table() {
                                                   {"uJ", 6},  {"mJ", 3},  {"J", 0}};
     for (auto& [n, e] : joules) add(n, Dimension::Energy, Rational(1, pow10(e)));
     add("kJ", Dimension::Energy, Rational(1000));
+    add("MJ", Dimension::Energy, Rational(1000000));
+    add("GJ", Dimension::Energy, Rational(1000000000));
+    add("MWh", Dimension::Energy, Rational(3600000000ULL));
     add("Wh", Dimension::Energy, Rational(3600));
     add("kWh", Dimension::Energy, Rational(3600000));
     add("%", Dimension::Count, Rational(1, 100));
@@ -122,13 +125,19 @@ std::string accepted_units(Dimension d) {
     case Dimension::Power:
       return "mW, W, kW, MW";
     case Dimension::Energy:
-      return "fJ, pJ, nJ, uJ, mJ, J, kJ, Wh, kWh";
+      return "fJ, pJ, nJ, uJ, mJ, J, kJ, MJ, GJ, Wh, kWh, MWh";
     case Dimension::OpRate:
       return "FLOP/s or op/s with k, M, G, T, P";
     case Dimension::Length:
       return "mm, cm, m, km";
   }
   return "";
+}
+
+// "a time", "an energy": for messages.
+static std::string a_dimension(Dimension d) {
+  const std::string name = dimension_name(d);
+  return (std::string("aeiou").find(name[0]) != std::string::npos ? "an " : "a ") + name;
 }
 
 Rational parse_decimal(std::string_view text) {
@@ -198,16 +207,16 @@ Quantity parse_quantity(std::string_view text, Dimension expected) {
   std::string unit = trim(std::string_view(s).substr(split));
   if (unit.empty()) {
     if (expected == Dimension::Count) return {Dimension::Count, number};
-    throw UnitError("'" + s + "' has no unit; a " + dimension_name(expected) +
+    throw UnitError("'" + s + "' has no unit; " + a_dimension(expected) +
                     " needs one of: " + accepted_units(expected));
   }
   auto it = unit_table().find(unit);
   if (it == unit_table().end())
-    throw UnitError("unknown unit '" + unit + "' in '" + s + "'; a " + dimension_name(expected) +
+    throw UnitError("unknown unit '" + unit + "' in '" + s + "'; " + a_dimension(expected) +
                     " accepts: " + accepted_units(expected));
   if (it->second.dimension != expected)
-    throw UnitError("'" + s + "' is a " + dimension_name(it->second.dimension) + ", but a " +
-                    dimension_name(expected) + " is expected (" + accepted_units(expected) + ")");
+    throw UnitError("'" + s + "' is " + a_dimension(it->second.dimension) + ", but " +
+                    a_dimension(expected) + " is expected (" + accepted_units(expected) + ")");
   return {expected, number * it->second.factor};
 }
 
