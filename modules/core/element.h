@@ -88,6 +88,7 @@ class Element : public sc_core::sc_module {
                                      sc_core::sc_time& delay);
   void b_transport(int id, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   void respond(Operation& op);
+  void respond_to_initiator(Operation& op);
 
   LaneSet lanes_;
   ElementStats stats_;

@@ -1,6 +1,8 @@
 #include "core/stats.h"
 
 #include <algorithm>
+#include <map>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -108,60 +110,76 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
   };
   auto decimal = [](const Rational& r, int digits) { return std::stod(r.to_decimal(digits)); };
   const std::vector<std::vector<std::uint64_t>> waits = queue_waits(context);
+  // Large maps are streamed entry by entry: one line per element and operation.
+  fmt::memory_buffer elements;
   std::uint64_t stages = 0;
   Rational total_energy;
-  Json elements = Json::object();
   for (const Element* e : context.elements()) {
     const LaneSet& lanes = e->lanes();
     std::uint64_t busy = 0;
     Json lane_list = Json::array();
     for (std::uint32_t l = 0; l < lanes.size(); ++l) {
       busy += lanes.busy_ps(l);
-      lane_list.push_back({{"lane", l},
-                           {"busy_ps", lanes.busy_ps(l)},
-                           {"utilization", ratio(lanes.busy_ps(l), makespan)}});
+      lane_list.push_back(
+          {{"lane", l}, {"busy_ps", lanes.busy_ps(l)}, {"utilization", ratio(lanes.busy_ps(l), makespan)}});
     }
     stages += e->stats().stages;
     const WaitSummary w = summarize_waits(waits[e->index()]);
     const Rational energy = element_energy_j(*e, makespan);
     total_energy = total_energy + energy;
-    elements[e->name()] = {
-        {"type", e->type()},
-        {"stages", e->stats().stages},
-        {"busy_ps", busy},
-        {"utilization", ratio(busy, makespan * lanes.size())},
-        {"queue_wait_ps",
-         {{"mean", decimal(w.mean, 3)}, {"p50", w.p50}, {"p99", w.p99}, {"max", w.max}}},
-        {"held_ps", e->stats().held_ps},
-        {"held_stages", e->stats().held_stages},
-        {"energy_j", decimal(energy, 9)},
-        {"lanes", lane_list}};
+    const Json entry = {{"type", e->type()},
+                        {"stages", e->stats().stages},
+                        {"busy_ps", busy},
+                        {"utilization", ratio(busy, makespan * lanes.size())},
+                        {"queue_wait_ps", {{"mean", decimal(w.mean, 3)}, {"p50", w.p50}, {"p99", w.p99}, {"max", w.max}}},
+                        {"held_ps", e->stats().held_ps},
+                        {"held_stages", e->stats().held_stages},
+                        {"energy_j", decimal(energy, 9)},
+                        {"lanes", lane_list}};
+    fmt::format_to(std::back_inserter(elements), "{}\n    {}: {}", elements.size() ? "," : "", Json(e->name()).dump(),
+                   entry.dump());
   }
-  Json operations = Json::object();
-  for (const Operation* op : context.operations())
-    operations[op->name()] = {{"ready_ps", op->ready_ps},
-                              {"end_ps", op->end_ps},
-                              {"latency_ps", op->end_ps - op->ready_ps},
-                              {"stages", op->route ? op->route->path.size() : 0}};
-  Json stats = {
-      {"format", "cnuas-stats"},
-      {"version", 1},
-      {"class", context.header.evidence_class},
-      {"time_unit", "ps"},
-      {"platform", context.header.platform},
-      {"workload", context.header.workload},
-      {"makespan_ps", makespan},
-      {"stages", stages},
-      {"operations_count", context.operations().size()},
-      {"energy_j", decimal(total_energy, 9)},
-      {"average_power_w",
-       makespan == 0
-           ? 0.0
-           : decimal(total_energy * Rational(1'000'000'000'000ULL) / Rational(makespan), 6)},
-      {"elements", elements},
-      {"operations", operations}};
-  if (power != nullptr) stats["power"] = power_json(*power, makespan);
-  out << stats.dump(2) << "\n";
+  // Per workload entry always; per operation instance up to a size a reader can use.
+  std::map<std::string, std::vector<std::uint64_t>> latencies;
+  for (const Operation* op : context.operations()) latencies[op->spec->name].push_back(op->end_ps - op->ready_ps);
+  Json groups = Json::object();
+  for (auto& [name, values] : latencies) {
+    const WaitSummary l = summarize_waits(values);
+    groups[name] = {{"count", l.count},
+                    {"latency_ps", {{"mean", decimal(l.mean, 3)}, {"p50", l.p50}, {"p99", l.p99}, {"max", l.max}}}};
+  }
+  constexpr std::size_t kMaxListedOperations = 100'000;
+  const bool list_operations = context.operations().size() <= kMaxListedOperations;
+  fmt::memory_buffer operations;
+  if (list_operations)
+    for (const Operation* op : context.operations())
+      fmt::format_to(std::back_inserter(operations),
+                     "{}\n    {}: {{\"ready_ps\": {}, \"end_ps\": {}, \"latency_ps\": {}, \"stages\": {}}}",
+                     operations.size() ? "," : "", Json(op->name()).dump(), op->ready_ps, op->end_ps,
+                     op->end_ps - op->ready_ps, op->route ? op->route->path.size() : 0);
+  const Json head = {{"format", "cnuas-stats"},
+                     {"version", 1},
+                     {"class", context.header.evidence_class},
+                     {"time_unit", "ps"},
+                     {"platform", context.header.platform},
+                     {"workload", context.header.workload},
+                     {"makespan_ps", makespan},
+                     {"stages", stages},
+                     {"operations_count", context.operations().size()},
+                     {"energy_j", decimal(total_energy, 9)},
+                     {"average_power_w", makespan == 0 ? 0.0
+                                                       : decimal(total_energy * Rational(1'000'000'000'000ULL) /
+                                                                     Rational(makespan),
+                                                                 6)}};
+  std::string text = head.dump(2);
+  text.resize(text.size() - 2);  // reopen the object: drop "\n}"
+  out << text;
+  out << ",\n  \"elements\": {" << std::string_view(elements.data(), elements.size()) << "\n  }";
+  out << ",\n  \"operation_groups\": " << groups.dump();
+  out << ",\n  \"operations_listed\": " << (list_operations ? "true" : "false");
+  out << ",\n  \"operations\": {" << std::string_view(operations.data(), operations.size()) << "\n  }";
+  if (power != nullptr) out << ",\n  \"power\": " << power_json(*power, makespan).dump();
+  out << "\n}\n";
 }
 
 }  // namespace cnuas
