@@ -22,6 +22,18 @@ Element::Element(sc_core::sc_module_name name, const ParamSet& params, std::uint
       busy_signal_.push_back(
           w->add_signal(std::string(this->name()) + ".lane" + std::to_string(lane) + "_busy", 1));
     queue_signal_ = w->add_signal(std::string(this->name()) + ".queue_depth", 32);
+    // Power in milliwatts: idle from the start, active while a lane is busy.
+    const auto mw = [](const Rational& watts) {
+      return static_cast<int>((watts * Rational(1000)).floor_u64());
+    };
+    active_mw_ = mw(params_.quantity("active_power"));
+    const int idle_mw = mw(params_.quantity("idle_power"));
+    if (idle_mw != 0 || active_mw_ != 0) {
+      power_signals_.push_back(w->power_signal(""));
+      if (!params_.text("rack").empty())
+        power_signals_.push_back(w->power_signal(params_.text("rack")));
+      for (std::uint32_t s : power_signals_) w->add_initial(s, static_cast<std::uint32_t>(idle_mw));
+    }
   }
 }
 
@@ -79,6 +91,11 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
       w->post(queue_signal_, ready_ps, +1);
       w->post(queue_signal_, b.start_ps, -1);
     }
+    if (active_mw_ != 0 && b.end_ps > b.start_ps)
+      for (std::uint32_t s : power_signals_) {
+        w->post(s, b.start_ps, active_mw_);
+        w->post(s, b.end_ps, -active_mw_);
+      }
   }
   on_booked(op, b);
 
@@ -100,7 +117,8 @@ void Element::respond(Operation& op) {
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   sc_core::sc_time delay = ps_time(op.end_ps - now_ps());
   op.payload->set_response_status(tlm::TLM_OK_RESPONSE);
-  in[static_cast<int>(op.route->in_port[op.response_stage])]->nb_transport_bw(*op.payload, phase, delay);
+  in[static_cast<int>(op.route->in_port[op.response_stage])]->nb_transport_bw(*op.payload, phase,
+                                                                              delay);
 }
 
 void Element::respond_to_initiator(Operation& op) {

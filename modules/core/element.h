@@ -96,6 +96,8 @@ class Element : public sc_core::sc_module {
   std::uint32_t index_;
   std::vector<std::uint32_t> busy_signal_;  // waveform ids, when VCD is on
   std::uint32_t queue_signal_ = 0;
+  std::vector<std::uint32_t> power_signals_;  // the rack's and the platform's, when VCD is on
+  int active_mw_ = 0;
 };
 
 }  // namespace cnuas

@@ -160,12 +160,14 @@ PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEve
     }
   }
   const TraceSink& trace = context.trace();
-  std::map<std::uint32_t, std::vector<std::uint64_t>> shelf_reads;  // by shelf element: when reads completed
+  std::map<std::uint32_t, std::vector<std::uint64_t>>
+      shelf_reads;  // by shelf element: when reads completed
   for (const auto& [name, r] : racks)
     if (r.shelf != nullptr) shelf_reads[r.shelf->index()];
   for (std::size_t i = 0; i < trace.size(); ++i) {
     const StageEvent& s = trace[i];
-    if (auto it = shelf_reads.find(s.component); it != shelf_reads.end()) it->second.push_back(s.end_ps);
+    if (auto it = shelf_reads.find(s.component); it != shelf_reads.end())
+      it->second.push_back(s.end_ps);
     const std::int64_t a = active_uw[s.component];
     if (a == 0 || s.end_ps == s.start_ps) continue;
     auto& c = changes[*rack_of[s.component]];

@@ -120,64 +120,73 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
     Json lane_list = Json::array();
     for (std::uint32_t l = 0; l < lanes.size(); ++l) {
       busy += lanes.busy_ps(l);
-      lane_list.push_back(
-          {{"lane", l}, {"busy_ps", lanes.busy_ps(l)}, {"utilization", ratio(lanes.busy_ps(l), makespan)}});
+      lane_list.push_back({{"lane", l},
+                           {"busy_ps", lanes.busy_ps(l)},
+                           {"utilization", ratio(lanes.busy_ps(l), makespan)}});
     }
     stages += e->stats().stages;
     const WaitSummary w = summarize_waits(waits[e->index()]);
     const Rational energy = element_energy_j(*e, makespan);
     total_energy = total_energy + energy;
-    const Json entry = {{"type", e->type()},
-                        {"stages", e->stats().stages},
-                        {"busy_ps", busy},
-                        {"utilization", ratio(busy, makespan * lanes.size())},
-                        {"queue_wait_ps", {{"mean", decimal(w.mean, 3)}, {"p50", w.p50}, {"p99", w.p99}, {"max", w.max}}},
-                        {"held_ps", e->stats().held_ps},
-                        {"held_stages", e->stats().held_stages},
-                        {"energy_j", decimal(energy, 9)},
-                        {"lanes", lane_list}};
-    fmt::format_to(std::back_inserter(elements), "{}\n    {}: {}", elements.size() ? "," : "", Json(e->name()).dump(),
-                   entry.dump());
+    const Json entry = {
+        {"type", e->type()},
+        {"stages", e->stats().stages},
+        {"busy_ps", busy},
+        {"utilization", ratio(busy, makespan * lanes.size())},
+        {"queue_wait_ps",
+         {{"mean", decimal(w.mean, 3)}, {"p50", w.p50}, {"p99", w.p99}, {"max", w.max}}},
+        {"held_ps", e->stats().held_ps},
+        {"held_stages", e->stats().held_stages},
+        {"energy_j", decimal(energy, 9)},
+        {"lanes", lane_list}};
+    fmt::format_to(std::back_inserter(elements), "{}\n    {}: {}", elements.size() ? "," : "",
+                   Json(e->name()).dump(), entry.dump());
   }
   // Per workload entry always; per operation instance up to a size a reader can use.
   std::map<std::string, std::vector<std::uint64_t>> latencies;
-  for (const Operation* op : context.operations()) latencies[op->spec->name].push_back(op->end_ps - op->ready_ps);
+  for (const Operation* op : context.operations())
+    latencies[op->spec->name].push_back(op->end_ps - op->ready_ps);
   Json groups = Json::object();
   for (auto& [name, values] : latencies) {
     const WaitSummary l = summarize_waits(values);
-    groups[name] = {{"count", l.count},
-                    {"latency_ps", {{"mean", decimal(l.mean, 3)}, {"p50", l.p50}, {"p99", l.p99}, {"max", l.max}}}};
+    groups[name] = {
+        {"count", l.count},
+        {"latency_ps",
+         {{"mean", decimal(l.mean, 3)}, {"p50", l.p50}, {"p99", l.p99}, {"max", l.max}}}};
   }
   constexpr std::size_t kMaxListedOperations = 100'000;
   const bool list_operations = context.operations().size() <= kMaxListedOperations;
   fmt::memory_buffer operations;
   if (list_operations)
     for (const Operation* op : context.operations())
-      fmt::format_to(std::back_inserter(operations),
-                     "{}\n    {}: {{\"ready_ps\": {}, \"end_ps\": {}, \"latency_ps\": {}, \"stages\": {}}}",
-                     operations.size() ? "," : "", Json(op->name()).dump(), op->ready_ps, op->end_ps,
-                     op->end_ps - op->ready_ps, op->route ? op->route->path.size() : 0);
-  const Json head = {{"format", "cnuas-stats"},
-                     {"version", 1},
-                     {"class", context.header.evidence_class},
-                     {"time_unit", "ps"},
-                     {"platform", context.header.platform},
-                     {"workload", context.header.workload},
-                     {"makespan_ps", makespan},
-                     {"stages", stages},
-                     {"operations_count", context.operations().size()},
-                     {"energy_j", decimal(total_energy, 9)},
-                     {"average_power_w", makespan == 0 ? 0.0
-                                                       : decimal(total_energy * Rational(1'000'000'000'000ULL) /
-                                                                     Rational(makespan),
-                                                                 6)}};
+      fmt::format_to(
+          std::back_inserter(operations),
+          "{}\n    {}: {{\"ready_ps\": {}, \"end_ps\": {}, \"latency_ps\": {}, \"stages\": {}}}",
+          operations.size() ? "," : "", Json(op->name()).dump(), op->ready_ps, op->end_ps,
+          op->end_ps - op->ready_ps, op->route ? op->route->path.size() : 0);
+  const Json head = {
+      {"format", "cnuas-stats"},
+      {"version", 1},
+      {"class", context.header.evidence_class},
+      {"time_unit", "ps"},
+      {"platform", context.header.platform},
+      {"workload", context.header.workload},
+      {"makespan_ps", makespan},
+      {"stages", stages},
+      {"operations_count", context.operations().size()},
+      {"energy_j", decimal(total_energy, 9)},
+      {"average_power_w",
+       makespan == 0
+           ? 0.0
+           : decimal(total_energy * Rational(1'000'000'000'000ULL) / Rational(makespan), 6)}};
   std::string text = head.dump(2);
   text.resize(text.size() - 2);  // reopen the object: drop "\n}"
   out << text;
   out << ",\n  \"elements\": {" << std::string_view(elements.data(), elements.size()) << "\n  }";
   out << ",\n  \"operation_groups\": " << groups.dump();
   out << ",\n  \"operations_listed\": " << (list_operations ? "true" : "false");
-  out << ",\n  \"operations\": {" << std::string_view(operations.data(), operations.size()) << "\n  }";
+  out << ",\n  \"operations\": {" << std::string_view(operations.data(), operations.size())
+      << "\n  }";
   if (power != nullptr) out << ",\n  \"power\": " << power_json(*power, makespan).dump();
   out << "\n}\n";
 }

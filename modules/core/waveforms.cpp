@@ -46,15 +46,29 @@ void Waveforms::remove_date(const std::string& path) {
 std::uint32_t Waveforms::add_signal(const std::string& signal_name, int width) {
   pending_names_.push_back(signal_name);
   pending_widths_.push_back(width);
+  initial_.push_back(0);
   return static_cast<std::uint32_t>(pending_names_.size() - 1);
+}
+
+std::uint32_t Waveforms::power_signal(const std::string& rack) {
+  auto [it, inserted] = power_signals_.try_emplace(rack, 0);
+  if (inserted)
+    it->second = add_signal("power." + (rack.empty() ? std::string("platform") : rack) + "_mW", 32);
+  return it->second;
+}
+
+void Waveforms::add_initial(std::uint32_t id, std::uint32_t value) {
+  initial_[id] += value;
 }
 
 void Waveforms::start_of_simulation() {
   // All signals are known once elaboration ends; trace them from stable storage.
   capacity_ = pending_names_.size();
   values_ = std::make_unique<std::uint32_t[]>(capacity_ ? capacity_ : 1);
-  for (std::size_t i = 0; i < capacity_; ++i)
+  for (std::size_t i = 0; i < capacity_; ++i) {
+    values_[i] = initial_[i];
     sc_core::sc_trace(file_, values_[i], pending_names_[i], pending_widths_[i]);
+  }
 }
 
 void Waveforms::post(std::uint32_t id, std::uint64_t at_ps, int delta) {
@@ -69,6 +83,7 @@ void Waveforms::post(std::uint32_t id, std::uint64_t at_ps, int delta) {
 void Waveforms::apply() {
   const std::uint64_t now = now_ps();
   armed_for_ = UINT64_MAX;
+  const bool applied_any = !heap_.empty() && heap_.front().at_ps <= now;
   while (!heap_.empty() && heap_.front().at_ps <= now) {
     std::pop_heap(heap_.begin(), heap_.end(), Later{});
     const Change c = heap_.back();
@@ -78,6 +93,10 @@ void Waveforms::apply() {
   if (!heap_.empty()) {
     armed_for_ = heap_.front().at_ps;
     wake_.notify(ps_time(armed_for_ - now));
+  } else if (applied_any) {
+    // SystemC writes a time step's values when time moves on; when these were
+    // the last changes, one more picosecond makes sure they reach the file.
+    wake_.notify(ps_time(1));
   }
 }
 

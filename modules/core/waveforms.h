@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,8 +24,13 @@ class Waveforms : public sc_core::sc_module {
 
   // Registers a counter traced as `signal_name` with `width` bits; returns its id.
   std::uint32_t add_signal(const std::string& signal_name, int width);
-  // Adds `delta` (+1/-1) to signal `id` at absolute time `at_ps`.
+  // Adds `delta` to signal `id` at absolute time `at_ps`.
   void post(std::uint32_t id, std::uint64_t at_ps, int delta);
+  // The signal carrying a rack's power in milliwatts ("power.<rack>_mW"; the
+  // empty rack is the whole platform), created on first use.
+  std::uint32_t power_signal(const std::string& rack);
+  // A value the signal starts from (an element's idle power).
+  void add_initial(std::uint32_t id, std::uint32_t value);
 
  private:
   struct Change {
@@ -45,6 +51,8 @@ class Waveforms : public sc_core::sc_module {
   std::string path_;
   std::vector<std::string> pending_names_;
   std::vector<int> pending_widths_;
+  std::vector<std::uint32_t> initial_;
+  std::map<std::string, std::uint32_t> power_signals_;
   // Stable addresses: sc_trace keeps references to these.
   std::unique_ptr<std::uint32_t[]> values_;
   std::size_t capacity_ = 0;

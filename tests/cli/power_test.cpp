@@ -1,6 +1,8 @@
 // Rack power roll-up against an ORV3 shelf: alarms, supply failure, battery.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "cli/cli_harness.h"
 
 namespace cnuas {
@@ -97,6 +99,40 @@ TEST(Power, BmcPollReadsTheRackLoad) {
   ASSERT_EQ(telemetry.size(), 1u);
   EXPECT_EQ(telemetry[0]["t_ps"], 1'000'000'000u + 12'604'166'667u);
   EXPECT_EQ(telemetry[0]["load_w"], 1500.0);
+}
+
+// The value a VCD variable holds after the last change at or before `t_ps`.
+static std::uint64_t vcd_value(const std::string& vcd, const std::string& var, std::uint64_t t_ps) {
+  const auto decl = vcd.find(var);
+  const auto line_start = vcd.rfind("$var", decl);
+  std::istringstream decl_line(vcd.substr(line_start, decl - line_start));
+  std::string word, width, id;
+  decl_line >> word >> word >> width >> id;
+  std::istringstream in(vcd);
+  std::string line;
+  std::uint64_t now = 0, value = 0;
+  while (std::getline(in, line)) {
+    if (line.size() > 1 && line[0] == '#') now = std::stoull(line.substr(1));
+    if (now > t_ps) break;
+    if (line.size() > id.size() + 2 && line[0] == 'b' &&
+        line.compare(line.size() - id.size(), id.size(), id) == 0 &&
+        line[line.size() - id.size() - 1] == ' ')
+      value = std::stoull(line.substr(1, line.size() - id.size() - 2), nullptr, 2);
+  }
+  return value;
+}
+
+TEST(Power, VcdCarriesRackPowerInMilliwatts) {
+  const std::string vcd = scratch_dir() + "/power.vcd";
+  CommandResult r =
+      run_cnuas("run " + write_file("pv.yaml", rack_platform("1 J")) + " --vcd " + vcd);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = read_file(vcd);
+  const std::uint64_t ms = 1'000'000'000;
+  EXPECT_EQ(vcd_value(text, "r0_mW", 0), 1'500'000u);       // 500 W idle + one busy lane
+  EXPECT_EQ(vcd_value(text, "r0_mW", 5 * ms), 2'500'000u);  // both lanes busy
+  EXPECT_EQ(vcd_value(text, "r0_mW", 12 * ms), 1'500'000u);
+  EXPECT_EQ(vcd_value(text, "platform_mW", 16 * ms), 500'000u);  // idle after the work
 }
 
 TEST(Power, SupplyEventsAreChecked) {

@@ -43,9 +43,11 @@ static void check_trace(const std::string& path, const std::string& platform_nam
   for (size_t i = 1; i < lines.size(); ++i) {
     const json& e = lines[i];
     if (e.contains("event")) {  // a point event (power): time, seq, component, class
-      for (const char* key : {"t_ps", "seq", "component", "class"}) ASSERT_TRUE(e.contains(key)) << e.dump();
+      for (const char* key : {"t_ps", "seq", "component", "class"})
+        ASSERT_TRUE(e.contains(key)) << e.dump();
       const std::uint64_t t = e["t_ps"], seq = e["seq"];
-      EXPECT_TRUE(t > last_t || (t == last_t && seq > last_seq)) << "trace not ordered at line " << i;
+      EXPECT_TRUE(t > last_t || (t == last_t && seq > last_seq))
+          << "trace not ordered at line " << i;
       EXPECT_TRUE(seqs.insert(seq).second);
       last_t = t;
       last_seq = seq;
