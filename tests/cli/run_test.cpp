@@ -1,5 +1,7 @@
 // End to end: the shipped platforms run, the trace is totally ordered, lanes
 // never overlap, stats agree with the trace, and output is deterministic.
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -77,18 +79,35 @@ static void check_trace(const std::string& path, const std::string& platform_nam
   }
 }
 
-TEST(Run, EveryShippedPlatformRunsWithOrderedNonOverlappingTrace) {
-  auto platforms = shipped_platforms();
-  ASSERT_GE(platforms.size(), 2u);
-  int i = 0;
-  for (const auto& p : platforms) {
-    SCOPED_TRACE(p);
-    std::string dir = run_to(p, scratch_dir() + "/shipped" + std::to_string(i++));
-    auto lines = read_jsonl(dir + "/trace.jsonl");
-    ASSERT_FALSE(lines.empty());
-    std::string name = lines[0]["platform"];
-    check_trace(dir + "/trace.jsonl", name);
-  }
+// One test per shipped platform, so each has its own time budget.
+class ShippedPlatform : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ShippedPlatform, RunsWithOrderedNonOverlappingTrace) {
+  const std::string platform = source_path("platforms/" + GetParam() + ".yaml");
+  std::string dir = run_to(platform, scratch_dir() + "/shipped_" + GetParam());
+  auto lines = read_jsonl(dir + "/trace.jsonl");
+  ASSERT_FALSE(lines.empty());
+  check_trace(dir + "/trace.jsonl", lines[0]["platform"]);
+}
+
+static std::vector<std::string> shipped_platform_names() {
+  std::vector<std::string> names;
+  for (const auto& p : shipped_platforms()) names.push_back(std::filesystem::path(p).stem().string());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Run, ShippedPlatform, ::testing::ValuesIn(shipped_platform_names()),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           std::string name = param.param;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+TEST(Run, AtLeastTheFourReferencePlatformsShip) {
+  auto names = shipped_platform_names();
+  for (const char* expected : {"default", "hgx-h100-server", "rack-4x-hgx", "cluster-1024"})
+    EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
 }
 
 TEST(Run, EveryShippedProfileValidates) {
