@@ -24,11 +24,7 @@ BankedMemory::BankedMemory(sc_core::sc_module_name name, const ParamSet& params)
       cost_(params.quantity("access_latency"),
             Rational(8) * ps_per_second() / params.quantity("bank_bandwidth")),
       banks_(static_cast<std::uint32_t>(params.integer("banks"))) {
-  Rational bytes = params.quantity("interleave") / Rational(8);
-  if (!bytes.is_integer())
-    throw InputError(params.get("interleave").where,
-                     fmt::format("{}: interleave must be a whole number of bytes", this->name()));
-  interleave_bytes_ = bytes.floor_u64();
+  interleave_bytes_ = params.whole_bytes("interleave", this->name());
 }
 
 std::uint64_t BankedMemory::service_ps(const Stage& stage) {

@@ -231,6 +231,14 @@ const FieldValue& ParamSet::get(const std::string& name) const {
   return it->second;
 }
 
+std::uint64_t ParamSet::whole_bytes(const std::string& name, const std::string& owner) const {
+  const Rational bytes = quantity(name) / Rational(8);
+  if (!bytes.is_integer())
+    throw InputError(get(name).where,
+                     fmt::format("{}: {} must be a whole number of bytes", owner, name));
+  return bytes.floor_u64();
+}
+
 void ParamSet::finalize(const std::string& owner, const SourceLocation& where) {
   for (const auto& f : schema_->fields()) {
     if (values_.count(f.name)) continue;

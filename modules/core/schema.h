@@ -112,6 +112,9 @@ class ParamSet {
 
   std::uint64_t integer(const std::string& name) const { return get(name).integer; }
   const Rational& quantity(const std::string& name) const { return get(name).quantity.value; }
+  // A data-size field as a whole number of bytes; a fraction of a byte is an
+  // InputError naming `owner` and where the value was written.
+  std::uint64_t whole_bytes(const std::string& name, const std::string& owner) const;
   // A time field in integer picoseconds, rounded up.
   std::uint64_t time_ps(const std::string& name) const { return quantity(name).ceil_u64(); }
   const std::string& text(const std::string& name) const { return get(name).text; }

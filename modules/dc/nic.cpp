@@ -25,20 +25,11 @@ const Schema& Nic::schema() {
   return s;
 }
 
-static std::uint64_t whole_bytes(const ParamSet& params, const char* field,
-                                 const std::string& owner) {
-  const Rational bytes = params.quantity(field) / Rational(8);
-  if (!bytes.is_integer())
-    throw InputError(params.get(field).where,
-                     fmt::format("{}: {} must be a whole number of bytes", owner, field));
-  return bytes.floor_u64();
-}
-
 Nic::Nic(sc_core::sc_module_name name, const ParamSet& params)
     : Element(name, params, static_cast<std::uint32_t>(params.integer("queues"))),
       ps_per_wire_byte_(Rational(8) * ps_per_second() / params.quantity("line_rate")),
-      mtu_bytes_(whole_bytes(params, "mtu", this->name())),
-      header_bytes_(whole_bytes(params, "header", this->name())),
+      mtu_bytes_(params.whole_bytes("mtu", this->name())),
+      header_bytes_(params.whole_bytes("header", this->name())),
       per_packet_ps_(params.quantity("per_packet")),
       per_message_ps_(params.quantity("per_message")),
       ps_per_message_ceiling_(params.quantity("message_rate").is_zero()

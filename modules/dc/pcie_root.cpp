@@ -27,12 +27,13 @@ Rational lane_rate(const std::string& generation) {
   return Rational(0);
 }
 
-std::uint64_t whole_bytes(const ParamSet& params, const char* field, const std::string& owner) {
-  const Rational bytes = params.quantity(field) / Rational(8);
-  if (!bytes.is_integer() || bytes.is_zero())
+// A size that must be a whole, non-zero number of bytes (a TLP payload, a request).
+std::uint64_t nonzero_bytes(const ParamSet& params, const char* field, const std::string& owner) {
+  const std::uint64_t bytes = params.whole_bytes(field, owner);
+  if (bytes == 0)
     throw InputError(params.get(field).where,
-                     fmt::format("{}: {} must be a whole number of bytes > 0", owner, field));
-  return bytes.floor_u64();
+                     fmt::format("{}: {} must be above 0 B", owner, field));
+  return bytes;
 }
 
 }  // namespace
@@ -64,11 +65,9 @@ const Schema& PcieRoot::schema() {
 
 PcieRoot::PcieRoot(sc_core::sc_module_name name, const ParamSet& params)
     : Element(name, params, 2 * static_cast<std::uint32_t>(params.integer("dma_engines"))),
-      max_payload_(whole_bytes(params, "max_payload", this->name())),
-      tlp_overhead_(params.quantity("tlp_overhead").is_zero()
-                        ? 0
-                        : whole_bytes(params, "tlp_overhead", this->name())),
-      max_read_request_(whole_bytes(params, "max_read_request", this->name())),
+      max_payload_(nonzero_bytes(params, "max_payload", this->name())),
+      tlp_overhead_(params.whole_bytes("tlp_overhead", this->name())),
+      max_read_request_(nonzero_bytes(params, "max_read_request", this->name())),
       outstanding_(params.integer("outstanding_reads")),
       read_round_trip_ps_(params.quantity("read_round_trip")),
       latency_ps_(params.quantity("latency")),

@@ -32,8 +32,8 @@ Switch::Switch(sc_core::sc_module_name name, const ParamSet& params)
       ps_per_byte_(Rational(8) * ps_per_second() / params.quantity("port_rate")),
       latency_ps_(params.quantity("latency")),
       store_and_forward_(params.text("forwarding") == "store_and_forward"),
-      frame_bytes_((params.quantity("frame") / Rational(8)).ceil_u64()),
-      buffer_bytes_((params.quantity("buffer") / Rational(8)).floor_u64()),
+      frame_bytes_(params.whole_bytes("frame", this->name())),
+      buffer_bytes_(params.whole_bytes("buffer", this->name())),
       buffered_(params.integer("ports")) {
   if (buffer_bytes_ != 0 && buffer_bytes_ < frame_bytes_)
     throw InputError(params.get("buffer").where,

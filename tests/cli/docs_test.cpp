@@ -16,7 +16,8 @@ TEST(Docs, ModelPagesMatchTheirDeclarations) {
   std::vector<std::string> types;
   std::istringstream lines(list.out);
   for (std::string line; std::getline(lines, line);)
-    if (line.find("[built-in]") != std::string::npos) types.push_back(line.substr(0, line.find(' ')));
+    if (line.find("[built-in]") != std::string::npos)
+      types.push_back(line.substr(0, line.find(' ')));
   ASSERT_GE(types.size(), 13u);
   for (const std::string& type : types) {
     CommandResult r = run_cnuas("describe --markdown " + type);

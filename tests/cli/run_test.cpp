@@ -92,7 +92,8 @@ TEST_P(ShippedPlatform, RunsWithOrderedNonOverlappingTrace) {
 
 static std::vector<std::string> shipped_platform_names() {
   std::vector<std::string> names;
-  for (const auto& p : shipped_platforms()) names.push_back(std::filesystem::path(p).stem().string());
+  for (const auto& p : shipped_platforms())
+    names.push_back(std::filesystem::path(p).stem().string());
   return names;
 }
 
