@@ -193,7 +193,8 @@ TEST(Run, PerfettoExportHasOneTrackPerComponentLane) {
     if (e["ph"] == "M" && e["name"] == "thread_name") ++threads;
   }
   EXPECT_EQ(slices, read_jsonl(dir + "/trace.jsonl").size() - 1);
-  EXPECT_EQ(threads, 1u + 1u + 8u + 4u);  // host, pcie, 8 hbm banks, 4 sm lanes
+  EXPECT_EQ(threads,
+            8u + 2u + 2u);  // host: 8 lanes, pcie: 1 DMA engine per direction, gpu: 2 lanes
 }
 
 TEST(Run, VcdConvertsWithGtkwaveTools) {
@@ -210,19 +211,19 @@ TEST(Run, VcdConvertsWithGtkwaveTools) {
 }
 
 TEST(Run, CommandLineSetChangesTheModel) {
-  std::string base = run_to(source_path("platforms/default.yaml"), scratch_dir() + "/set_a");
-  std::string fast = run_to(source_path("platforms/default.yaml"), scratch_dir() + "/set_b",
-                            "--set 'pcie.bandwidth=63 GB/s'");
+  std::string x16 = run_to(source_path("platforms/default.yaml"), scratch_dir() + "/set_a");
+  std::string x8 =
+      run_to(source_path("platforms/default.yaml"), scratch_dir() + "/set_b", "--set pcie.width=8");
   auto first_pcie = [](const std::string& dir) {
     for (const json& e : read_jsonl(dir + "/trace.jsonl"))
       if (e.contains("component") && e["component"] == "default.pcie")
         return e["end_ps"].get<std::uint64_t>() - e["start_ps"].get<std::uint64_t>();
     return std::uint64_t{0};
   };
-  // 16 MiB: 500 ns + 16777216 B / 31.5 GB/s = 533110032 ps (rounded up) vs / 63 GB/s = 266805016
-  // ps.
-  EXPECT_EQ(first_pcie(base), 533'110'032u);
-  EXPECT_EQ(first_pcie(fast), 266'805'016u);
+  // 64 MiB in 256 B TLPs: 262144 x 26 B overhead, 73924608 B = 591396864 bit at
+  // 16 GT/s x 128/130 per lane: 591396864 x 130 / (16e9 x 128 x 16) s = 2346.24 us on x16.
+  EXPECT_EQ(first_pcie(x16), 2'346'240'000u);
+  EXPECT_EQ(first_pcie(x8), 4'692'480'000u);
 }
 
 }  // namespace cnuas
