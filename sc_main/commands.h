@@ -11,5 +11,6 @@ int run_command(const std::vector<std::string>& args);
 int validate_command(const std::vector<std::string>& args);
 int list_models_command(const std::vector<std::string>& args);
 int describe_command(const std::vector<std::string>& args);
+int calibrate_command(const std::vector<std::string>& args);
 
 }  // namespace cnuas::cli

@@ -28,7 +28,9 @@ int run_command(const std::vector<std::string>& args) {
       "plugin", po::value(&options.plugins)->composing(),
       "load a model plugin LIB.so (repeatable)")(
       "no-lookahead",
-      "wake SystemC at every ready time instead of booking ahead (same results, slower)");
+      "wake SystemC at every ready time instead of booking ahead (same results, slower)")(
+      "calibration", po::value(&options.calibrations)->composing(),
+      "apply a validated calibration FILE.yaml: matching elements report calibrated predictions (repeatable)");
   po::variables_map vm = parse_command_line(args, opts, &options.platform_file);
   options.lookahead = vm.count("no-lookahead") == 0;
   if (vm.count("help")) {

@@ -1,5 +1,7 @@
 #include "core/element.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "core/run_context.h"
@@ -56,7 +58,13 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
   Booking b;
   try {
     const Stage context{op, stage};
-    const std::uint64_t service = service_ps(context);
+    std::uint64_t service = service_ps(context);
+    if (calibration_) {
+      // Calibrated prediction; least-squares coefficients are binary floating
+      // point, evaluated the same way every run.
+      const double t = calibration_->a * static_cast<double>(service) + calibration_->b_s * 1e12;
+      service = t <= 0 ? 0 : static_cast<std::uint64_t>(std::ceil(t));
+    }
     pin = pinned_lane(context);
     if (pin) {
       const std::uint64_t admitted = admission_ps(context, *pin, ready_ps, service);
@@ -79,8 +87,8 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
   if (b.end_ps > op.end_ps) op.end_ps = b.end_ps;
   // Queue waits come from the trace at the end; without a trace the element keeps them.
   if (context_.trace_enabled)
-    context_.trace().record(op.index, index_, stage, b.lane, ready_ps, b.start_ps, b.end_ps,
-                            pin.has_value());
+    context_.trace().record(op.index, index_, stage, b.lane, ready_ps, b.start_ps, b.end_ps, pin.has_value(),
+                            calibration_.has_value());
   else
     stats_.waits_ps.push_back(b.start_ps - ready_ps);
   ++stats_.stages;

@@ -75,6 +75,17 @@ class Element : public sc_core::sc_module {
   // Hook for models that want to see every booking (power, internal state).
   virtual void on_booked(const Operation&, const Booking&) {}
 
+  // A validated calibration for this element's type and profile: its stages
+  // then take max(0, a * analytic + b) and are reported as calibrated predictions.
+  struct Calibration {
+    double a;
+    double b_s;
+    std::string target;
+    double heldout_mape_percent;
+  };
+  void set_calibration(const Calibration& c) { calibration_ = c; }
+  const std::optional<Calibration>& calibration() const { return calibration_; }
+
   // Called by the scheduler when simulated time reaches the stage's ready time.
   void book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready_ps);
 
@@ -91,6 +102,7 @@ class Element : public sc_core::sc_module {
   void respond_to_initiator(Operation& op);
 
   LaneSet lanes_;
+  std::optional<Calibration> calibration_;
   ElementStats stats_;
   RunContext& context_;
   std::uint32_t index_;

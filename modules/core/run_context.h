@@ -46,6 +46,10 @@ class RunContext {
   void fail(const std::string& message);
   const std::string& failure() const { return failure_; }
 
+  // Per component: JSON members naming its calibration target and held-out
+  // error, or "" while it reports analytic time.
+  std::vector<std::string> calibration_members;
+
   TraceHeader header;
   bool trace_enabled = true;
 

@@ -24,6 +24,7 @@ struct RunOptions {
   std::vector<std::string> plugins;
   std::string trace_path, perfetto_path, vcd_path, stats_path;
   bool lookahead = true;  // off: wake SystemC at every ready time (same results, slower)
+  std::vector<std::string> calibrations;  // validated calibration files to apply
 };
 
 class Simulation {
@@ -46,6 +47,7 @@ class Simulation {
   void write_outputs() const;
 
   void build_operations(DependencyGraph& graph);
+  void apply_calibrations();
   const Route& route_between(const std::string& from, const std::string& to,
                              const SourceLocation& where);
   const Route& route_along(const std::vector<std::string>& path);
@@ -59,6 +61,7 @@ class Simulation {
   std::unique_ptr<WorkloadDriver> driver_;
   double wall_seconds_ = 0;
   PowerReport power_;
+  std::vector<std::string> calibration_summary_;
 };
 
 // The built-in default platform and workload (platforms/default.yaml).

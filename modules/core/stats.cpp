@@ -128,8 +128,12 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
     const WaitSummary w = summarize_waits(waits[e->index()]);
     const Rational energy = element_energy_j(*e, makespan);
     total_energy = total_energy + energy;
+    Json evidence = {{"class", "analytic"}};
+    if (const auto& c = e->calibration())
+      evidence = {{"class", "calibrated"}, {"target", c->target}, {"heldout_mape_percent", c->heldout_mape_percent}};
     const Json entry = {
         {"type", e->type()},
+        {"evidence", evidence},
         {"stages", e->stats().stages},
         {"busy_ps", busy},
         {"utilization", ratio(busy, makespan * lanes.size())},

@@ -24,6 +24,7 @@ struct StageEvent {
   std::uint32_t stage;
   std::uint16_t lane;
   bool pinned;
+  bool calibrated;  // a calibrated prediction rather than analytic time
 };
 
 struct TraceHeader {
@@ -42,10 +43,12 @@ class TraceSink {
   ~TraceSink();
 
   void record(std::uint32_t op, std::uint32_t component, std::uint32_t stage, std::uint32_t lane,
-              std::uint64_t ready_ps, std::uint64_t start_ps, std::uint64_t end_ps, bool pinned) {
+              std::uint64_t ready_ps, std::uint64_t start_ps, std::uint64_t end_ps, bool pinned,
+              bool calibrated = false) {
     if (fill_ == kChunkEvents) add_chunk();
-    chunks_.back()[fill_++] = {
-        ready_ps, start_ps, end_ps, op, component, stage, static_cast<std::uint16_t>(lane), pinned};
+    chunks_.back()[fill_++] = {ready_ps, start_ps,  end_ps,
+                               op,       component, stage,
+                               static_cast<std::uint16_t>(lane), pinned, calibrated};
     ++size_;
   }
   std::size_t size() const { return size_; }
@@ -86,6 +89,9 @@ struct TraceNames {
   const std::vector<std::string>* components;
   const std::vector<std::uint32_t>* component_lanes;
   const std::vector<Operation*>* operations;
+  // Per component, for calibrated ones: the JSON members naming the target and
+  // its held-out error (empty for analytic components).
+  const std::vector<std::string>* calibration_members = nullptr;
 };
 
 void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const TraceSink& sink,

@@ -1,0 +1,35 @@
+// The analytic time a component's model gives one piece of work, alone (no
+// queueing): what a calibration maps onto measured time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/element.h"
+#include "core/profile.h"
+
+namespace cnuas::calibration {
+
+// A content hash of the fields that decide timing (power and rack excluded), so
+// that a calibration is refused once its profile changes.
+std::string timing_hash(const ParamSet& params);
+
+class AnalyticProbe {
+ public:
+  // Instantiates the profile's element type outside any platform (during elaboration).
+  explicit AnalyticProbe(const std::string& profile_path);
+  ~AnalyticProbe();
+
+  const std::string& type() const { return doc_.type; }
+  const std::string& profile_hash() const { return hash_; }
+  // Service time of one stage with these work dimensions, in seconds.
+  double analytic_s(const WorkDims& dims);
+
+ private:
+  ProfileDoc doc_;
+  std::string hash_;
+  std::unique_ptr<Element> element_;
+};
+
+}  // namespace cnuas::calibration
