@@ -5,8 +5,8 @@
 #include <iostream>
 #include <set>
 
-#include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
 #include "calibration/analytic.h"
@@ -23,12 +23,13 @@ namespace {
 
 using namespace calibration;
 
-void check_rows(const ObservationSet& set, const std::string& component, const std::string& target) {
+void check_rows(const ObservationSet& set, const std::string& component,
+                const std::string& target) {
   for (const Observation& o : set.rows)
     if (o.component != component || o.target != target)
       throw InputError(SourceLocation{set.file, o.line, 1},
-                       fmt::format("row is for {} on '{}', but this calibration is for {} on '{}'", o.component,
-                                   o.target, component, target));
+                       fmt::format("row is for {} on '{}', but this calibration is for {} on '{}'",
+                                   o.component, o.target, component, target));
 }
 
 std::vector<double> analytic_times(AnalyticProbe& probe, const ObservationSet& set) {
@@ -51,11 +52,14 @@ std::vector<double> measured_times(const ObservationSet& set) {
 
 int fit(const std::vector<std::string>& args) {
   std::string component, target, observations, profile, out_path;
-  po::options_description opts("cnuas calibrate fit --component TYPE --target NAME --profile P.yaml "
-                                "--observations TRAIN.csv --out FILE.yaml");
-  opts.add_options()("help,h", "show this help")("component", po::value(&component)->required(), "element type")(
+  po::options_description opts(
+      "cnuas calibrate fit --component TYPE --target NAME --profile P.yaml "
+      "--observations TRAIN.csv --out FILE.yaml");
+  opts.add_options()("help,h", "show this help")("component", po::value(&component)->required(),
+                                                 "element type")(
       "target", po::value(&target)->required(), "the measured system this calibration is for")(
-      "profile", po::value(&profile)->required(), "the component's profile (gives the analytic times)")(
+      "profile", po::value(&profile)->required(),
+      "the component's profile (gives the analytic times)")(
       "observations", po::value(&observations)->required(), "training observations (CSV)")(
       "out", po::value(&out_path)->required(), "calibration file to write");
   if (std::find(args.begin(), args.end(), "--help") != args.end()) {
@@ -65,8 +69,9 @@ int fit(const std::vector<std::string>& args) {
   parse_command_line(args, opts);
   AnalyticProbe probe(profile);
   if (probe.type() != component)
-    throw InputError(SourceLocation{profile},
-                     fmt::format("profile is for {}, but --component is {}", probe.type(), component));
+    throw InputError(
+        SourceLocation{profile},
+        fmt::format("profile is for {}, but --component is {}", probe.type(), component));
   const ObservationSet train = read_observations(observations);
   check_rows(train, component, target);
   const std::vector<double> x = analytic_times(probe, train), y = measured_times(train);
@@ -89,19 +94,25 @@ int fit(const std::vector<std::string>& args) {
   for (const Observation& o : train.rows) c.training_identities.push_back(hex(o.identity));
   write_calibration(out_path, c);
   std::cout << fmt::format(
-      "{} on '{}': a = {:.6g}, b = {:.6g} s from {} rows\n  training error (not a prediction error): MAPE {:.3g} %, "
-      "MAE {:.4g} s\n  not validated yet: run cnuas calibrate validate with held-out observations\n",
-      component, target, c.affine.a, c.affine.b, train.rows.size(), c.training.mape, c.training.mean_absolute_error_s);
+      "{} on '{}': a = {:.6g}, b = {:.6g} s from {} rows\n  training error (not a prediction "
+      "error): MAPE {:.3g} %, "
+      "MAE {:.4g} s\n  not validated yet: run cnuas calibrate validate with held-out "
+      "observations\n",
+      component, target, c.affine.a, c.affine.b, train.rows.size(), c.training.mape,
+      c.training.mean_absolute_error_s);
   return 0;
 }
 
 int validate(const std::vector<std::string>& args) {
   std::string calibration_path, observations, report_path, plots_dir;
   po::options_description opts(
-      "cnuas calibrate validate --calibration FILE.yaml --observations HELDOUT.csv [--report R.json] [--plots DIR]");
-  opts.add_options()("help,h", "show this help")("calibration", po::value(&calibration_path)->required(),
+      "cnuas calibrate validate --calibration FILE.yaml --observations HELDOUT.csv [--report "
+      "R.json] [--plots DIR]");
+  opts.add_options()("help,h", "show this help")("calibration",
+                                                 po::value(&calibration_path)->required(),
                                                  "calibration file from cnuas calibrate fit")(
-      "observations", po::value(&observations)->required(), "held-out observations (CSV), none of them trained on")(
+      "observations", po::value(&observations)->required(),
+      "held-out observations (CSV), none of them trained on")(
       "report", po::value(&report_path), "write the scores and residuals as JSON")(
       "plots", po::value(&plots_dir), "folder for the SVG plots (default: beside the calibration)");
   if (std::find(args.begin(), args.end(), "--help") != args.end()) {
@@ -112,16 +123,18 @@ int validate(const std::vector<std::string>& args) {
   CalibrationFile c = read_calibration(calibration_path);
   AnalyticProbe probe(c.profile);
   if (probe.profile_hash() != c.profile_hash)
-    throw InputError(SourceLocation{calibration_path},
-                     fmt::format("profile '{}' changed since the fit (hash {} now, {} then): fit again", c.profile,
-                                 probe.profile_hash(), c.profile_hash));
+    throw InputError(
+        SourceLocation{calibration_path},
+        fmt::format("profile '{}' changed since the fit (hash {} now, {} then): fit again",
+                    c.profile, probe.profile_hash(), c.profile_hash));
   const ObservationSet heldout = read_observations(observations);
   check_rows(heldout, c.component, c.target);
   const std::set<std::string> trained(c.training_identities.begin(), c.training_identities.end());
   for (const Observation& o : heldout.rows)
     if (trained.count(hex(o.identity)))
-      throw InputError(SourceLocation{heldout.file, o.line, 1},
-                       "this row was in the training set: held-out scores must come from unseen observations");
+      throw InputError(
+          SourceLocation{heldout.file, o.line, 1},
+          "this row was in the training set: held-out scores must come from unseen observations");
   const std::vector<double> x = analytic_times(probe, heldout), y = measured_times(heldout);
   std::vector<double> predicted, residual, relative;
   for (std::size_t i = 0; i < x.size(); ++i) {
@@ -141,9 +154,11 @@ int validate(const std::vector<std::string>& args) {
     std::vector<double> dim;
     for (const Observation& o : heldout.rows)
       if (o.dims.has(info.id)) dim.push_back(static_cast<double>(o.dims.get(info.id)));
-    if (dim.size() == heldout.rows.size()) v.trends.push_back(residual_trend(info.name, dim, relative));
+    if (dim.size() == heldout.rows.size())
+      v.trends.push_back(residual_trend(info.name, dim, relative));
   }
-  v.adequate = std::none_of(v.trends.begin(), v.trends.end(), [](const Trend& t) { return t.systematic; });
+  v.adequate =
+      std::none_of(v.trends.begin(), v.trends.end(), [](const Trend& t) { return t.systematic; });
   v.verdict = v.adequate ? "affine form adequate: no systematic residual trend"
                          : "affine form inadequate: residuals trend with " +
                                std::find_if(v.trends.begin(), v.trends.end(), [](const Trend& t) {
@@ -171,11 +186,14 @@ int validate(const std::vector<std::string>& args) {
   const std::string fit_svg = plots_dir + "/" + stem + ".predicted-vs-measured.svg";
   const std::string residual_svg = plots_dir + "/" + stem + ".residuals.svg";
   std::ofstream(fit_svg) << scatter_svg(
-      fmt::format("{} on {}: calibrated prediction vs measurement", c.component, c.target), "measured (us)",
-      "predicted (us)", {{"training", "#1f77b4", train_points}, {"held-out", "#d62728", heldout_points}}, true, false);
+      fmt::format("{} on {}: calibrated prediction vs measurement", c.component, c.target),
+      "measured (us)", "predicted (us)",
+      {{"training", "#1f77b4", train_points}, {"held-out", "#d62728", heldout_points}}, true,
+      false);
   std::ofstream(residual_svg) << scatter_svg(
-      fmt::format("held-out residuals (predicted - measured), MAPE {:.3g} %", v.heldout.mape), "analytic time (us)",
-      "residual (us)", {{"held-out", "#d62728", residual_points}}, false, true);
+      fmt::format("held-out residuals (predicted - measured), MAPE {:.3g} %", v.heldout.mape),
+      "analytic time (us)", "residual (us)", {{"held-out", "#d62728", residual_points}}, false,
+      true);
   if (!report_path.empty()) {
     nlohmann::ordered_json report = {
         {"component", c.component},
@@ -193,18 +211,24 @@ int validate(const std::vector<std::string>& args) {
         {"verdict", v.verdict}};
     nlohmann::ordered_json trends = nlohmann::ordered_json::array();
     for (const Trend& t : v.trends)
-      trends.push_back({{"against", t.variable}, {"slope", t.slope}, {"correlation", t.correlation},
+      trends.push_back({{"against", t.variable},
+                        {"slope", t.slope},
+                        {"correlation", t.correlation},
                         {"systematic", t.systematic}});
     report["residual_trends"] = trends;
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < x.size(); ++i)
-      rows.push_back({{"line", heldout.rows[i].line}, {"analytic_s", x[i]}, {"predicted_s", predicted[i]},
-                      {"measured_s", y[i]}, {"residual_s", residual[i]}});
+      rows.push_back({{"line", heldout.rows[i].line},
+                      {"analytic_s", x[i]},
+                      {"predicted_s", predicted[i]},
+                      {"measured_s", y[i]},
+                      {"residual_s", residual[i]}});
     report["rows"] = rows;
     std::ofstream(report_path) << report.dump(2) << "\n";
   }
   std::cout << fmt::format(
-      "{} on '{}': held-out error over {} rows: MAPE {:.3g} %, max {:.3g} %, MAE {:.4g} s, bias {:.4g} s\n  {}\n"
+      "{} on '{}': held-out error over {} rows: MAPE {:.3g} %, max {:.3g} %, MAE {:.4g} s, bias "
+      "{:.4g} s\n  {}\n"
       "  plots: {} {}\n",
       c.component, c.target, v.rows, v.heldout.mape, v.heldout.max_absolute_percentage,
       v.heldout.mean_absolute_error_s, v.heldout.bias_s, v.verdict, fit_svg, residual_svg);
@@ -215,7 +239,8 @@ int validate(const std::vector<std::string>& args) {
 
 int calibrate_command(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << "usage: cnuas calibrate fit ... | cnuas calibrate validate ...  (--help on each)\n";
+    std::cout
+        << "usage: cnuas calibrate fit ... | cnuas calibrate validate ...  (--help on each)\n";
     return args.empty() ? 2 : 0;
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());

@@ -30,7 +30,8 @@ int run_command(const std::vector<std::string>& args) {
       "no-lookahead",
       "wake SystemC at every ready time instead of booking ahead (same results, slower)")(
       "calibration", po::value(&options.calibrations)->composing(),
-      "apply a validated calibration FILE.yaml: matching elements report calibrated predictions (repeatable)");
+      "apply a validated calibration FILE.yaml: matching elements report calibrated predictions "
+      "(repeatable)");
   po::variables_map vm = parse_command_line(args, opts, &options.platform_file);
   options.lookahead = vm.count("no-lookahead") == 0;
   if (vm.count("help")) {

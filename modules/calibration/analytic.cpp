@@ -29,8 +29,8 @@ std::string timing_hash(const ParamSet& params) {
 
 AnalyticProbe::AnalyticProbe(const std::string& profile_path) : doc_(load_profile(profile_path)) {
   const ModelInfo& model = Registry::instance().require(doc_.type, doc_.type_where);
-  const ParamSet params =
-      resolve_params(*model.schema, doc_.values, "profile " + profile_path, SourceLocation{profile_path});
+  const ParamSet params = resolve_params(*model.schema, doc_.values, "profile " + profile_path,
+                                         SourceLocation{profile_path});
   hash_ = timing_hash(params);
   RunContext::current().scheduler();
   element_.reset(model.create("calibrated", params));
@@ -42,7 +42,8 @@ double AnalyticProbe::analytic_s(const WorkDims& dims) {
   const Schema& schema = *Registry::instance().find(doc_.type)->schema;
   for (WorkDim d : schema.needed_dims())
     if (!dims.has(d))
-      throw InputError(fmt::format("{} needs work dimension '{}' in every observation", doc_.type, work_dim_name(d)));
+      throw InputError(fmt::format("{} needs work dimension '{}' in every observation", doc_.type,
+                                   work_dim_name(d)));
   OperationSpec spec{"observation", dims, false, false, ""};
   Route route{{element_.get()}, {0}, {0}};
   Operation op;

@@ -12,10 +12,11 @@ namespace cnuas::calibration {
 namespace {
 
 void emit_metrics(YAML::Emitter& out, const ErrorMetrics& m) {
-  out << YAML::BeginMap << YAML::Key << "rows" << YAML::Value << m.count << YAML::Key << "mean_absolute_error_s"
-      << YAML::Value << m.mean_absolute_error_s << YAML::Key << "mape_percent" << YAML::Value << m.mape << YAML::Key
-      << "max_absolute_percentage_error" << YAML::Value << m.max_absolute_percentage << YAML::Key << "bias_s"
-      << YAML::Value << m.bias_s << YAML::EndMap;
+  out << YAML::BeginMap << YAML::Key << "rows" << YAML::Value << m.count << YAML::Key
+      << "mean_absolute_error_s" << YAML::Value << m.mean_absolute_error_s << YAML::Key
+      << "mape_percent" << YAML::Value << m.mape << YAML::Key << "max_absolute_percentage_error"
+      << YAML::Value << m.max_absolute_percentage << YAML::Key << "bias_s" << YAML::Value
+      << m.bias_s << YAML::EndMap;
 }
 
 ErrorMetrics read_metrics(const YAML::Node& n) {
@@ -33,34 +34,41 @@ ErrorMetrics read_metrics(const YAML::Node& n) {
 void write_calibration(const std::string& path, const CalibrationFile& c) {
   YAML::Emitter out;
   out.SetDoublePrecision(12);
-  out << YAML::Comment("Cnuas calibration: t = max(0, a * t_analytic + b). Written by cnuas calibrate.");
+  out << YAML::Comment(
+      "Cnuas calibration: t = max(0, a * t_analytic + b). Written by cnuas calibrate.");
   out << YAML::BeginMap;
-  out << YAML::Key << "format" << YAML::Value << "cnuas-calibration" << YAML::Key << "version" << YAML::Value << 1;
-  out << YAML::Key << "component" << YAML::Value << c.component << YAML::Key << "target" << YAML::Value << c.target;
-  out << YAML::Key << "profile" << YAML::Value << c.profile << YAML::Key << "profile_hash" << YAML::Value
-      << c.profile_hash;
-  out << YAML::Key << "a" << YAML::Value << c.affine.a << YAML::Key << "b_s" << YAML::Value << c.affine.b;
+  out << YAML::Key << "format" << YAML::Value << "cnuas-calibration" << YAML::Key << "version"
+      << YAML::Value << 1;
+  out << YAML::Key << "component" << YAML::Value << c.component << YAML::Key << "target"
+      << YAML::Value << c.target;
+  out << YAML::Key << "profile" << YAML::Value << c.profile << YAML::Key << "profile_hash"
+      << YAML::Value << c.profile_hash;
+  out << YAML::Key << "a" << YAML::Value << c.affine.a << YAML::Key << "b_s" << YAML::Value
+      << c.affine.b;
   out << YAML::Key << "training" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "file" << YAML::Value << c.training_file << YAML::Key << "hash" << YAML::Value
       << c.training_hash << YAML::Key << "rows" << YAML::Value << c.training_rows;
-  out << YAML::Key << "training_error" << YAML::Comment("on the fitted rows: not a prediction error") << YAML::Value;
+  out << YAML::Key << "training_error"
+      << YAML::Comment("on the fitted rows: not a prediction error") << YAML::Value;
   emit_metrics(out, c.training);
   out << YAML::Key << "row_identities" << YAML::Value << YAML::Flow << c.training_identities;
   out << YAML::EndMap;
   if (c.validation) {
     const Validation& v = *c.validation;
     out << YAML::Key << "validation" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "file" << YAML::Value << v.file << YAML::Key << "hash" << YAML::Value << v.hash;
+    out << YAML::Key << "file" << YAML::Value << v.file << YAML::Key << "hash" << YAML::Value
+        << v.hash;
     out << YAML::Key << "heldout_error" << YAML::Value;
     emit_metrics(out, v.heldout);
     out << YAML::Key << "residual_trends" << YAML::Value << YAML::BeginSeq;
     for (const Trend& t : v.trends)
-      out << YAML::Flow << YAML::BeginMap << YAML::Key << "against" << YAML::Value << t.variable << YAML::Key
-          << "slope" << YAML::Value << t.slope << YAML::Key << "correlation" << YAML::Value << t.correlation
-          << YAML::Key << "systematic" << YAML::Value << t.systematic << YAML::EndMap;
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "against" << YAML::Value << t.variable
+          << YAML::Key << "slope" << YAML::Value << t.slope << YAML::Key << "correlation"
+          << YAML::Value << t.correlation << YAML::Key << "systematic" << YAML::Value
+          << t.systematic << YAML::EndMap;
     out << YAML::EndSeq;
-    out << YAML::Key << "affine_adequate" << YAML::Value << v.adequate << YAML::Key << "verdict" << YAML::Value
-        << v.verdict;
+    out << YAML::Key << "affine_adequate" << YAML::Value << v.adequate << YAML::Key << "verdict"
+        << YAML::Value << v.verdict;
     out << YAML::EndMap;
   }
   out << YAML::EndMap;
@@ -74,7 +82,8 @@ CalibrationFile read_calibration(const std::string& path) {
   try {
     const YAML::Node& n = src.root;
     if (!n.IsMap() || !n["format"] || n["format"].as<std::string>() != "cnuas-calibration")
-      throw InputError(SourceLocation{path, 1, 1}, "not a Cnuas calibration file (format: cnuas-calibration)");
+      throw InputError(SourceLocation{path, 1, 1},
+                       "not a Cnuas calibration file (format: cnuas-calibration)");
     CalibrationFile c;
     c.component = n["component"].as<std::string>();
     c.target = n["target"].as<std::string>();
@@ -95,9 +104,8 @@ CalibrationFile read_calibration(const std::string& path) {
       val.heldout = read_metrics(v["heldout_error"]);
       val.rows = val.heldout.count;
       for (const auto& tr : v["residual_trends"])
-        val.trends.push_back(
-            {tr["against"].as<std::string>(), tr["slope"].as<double>(), tr["correlation"].as<double>(),
-             tr["systematic"].as<bool>()});
+        val.trends.push_back({tr["against"].as<std::string>(), tr["slope"].as<double>(),
+                              tr["correlation"].as<double>(), tr["systematic"].as<bool>()});
       val.adequate = v["affine_adequate"].as<bool>();
       val.verdict = v["verdict"].as<std::string>();
       c.validation = val;

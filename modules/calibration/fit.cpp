@@ -15,14 +15,17 @@ double mean(const std::vector<double>& v) {
 }  // namespace
 
 Affine fit_affine(const std::vector<double>& x, const std::vector<double>& y) {
-  if (x.size() != y.size() || x.size() < 2) throw std::invalid_argument("a fit needs at least two observations");
+  if (x.size() != y.size() || x.size() < 2)
+    throw std::invalid_argument("a fit needs at least two observations");
   const double mx = mean(x), my = mean(y);
   double sxx = 0, sxy = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     sxx += (x[i] - mx) * (x[i] - mx);
     sxy += (x[i] - mx) * (y[i] - my);
   }
-  if (sxx <= 0) throw std::invalid_argument("all observations have the same analytic time: a and b cannot be told apart");
+  if (sxx <= 0)
+    throw std::invalid_argument(
+        "all observations have the same analytic time: a and b cannot be told apart");
   Affine f;
   f.a = sxy / sxx;
   f.b = my - f.a * mx;
@@ -48,7 +51,8 @@ ErrorMetrics score(const std::vector<double>& predicted, const std::vector<doubl
   return m;
 }
 
-Trend residual_trend(const std::string& variable, const std::vector<double>& x, const std::vector<double>& r) {
+Trend residual_trend(const std::string& variable, const std::vector<double>& x,
+                     const std::vector<double>& r) {
   Trend t;
   t.variable = variable;
   if (x.size() < 2) return t;

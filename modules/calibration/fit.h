@@ -22,9 +22,9 @@ Affine fit_affine(const std::vector<double>& analytic_s, const std::vector<doubl
 struct ErrorMetrics {
   std::size_t count = 0;
   double mean_absolute_error_s = 0;
-  double mape = 0;                    // mean absolute percentage error, in percent
+  double mape = 0;                     // mean absolute percentage error, in percent
   double max_absolute_percentage = 0;  // in percent
-  double bias_s = 0;                  // mean of predicted - measured
+  double bias_s = 0;                   // mean of predicted - measured
 };
 
 ErrorMetrics score(const std::vector<double>& predicted_s, const std::vector<double>& measured_s);
@@ -38,6 +38,7 @@ struct Trend {
   bool systematic = false;  // |correlation| >= 0.5 with at least 5 points
 };
 
-Trend residual_trend(const std::string& variable, const std::vector<double>& x, const std::vector<double>& residual);
+Trend residual_trend(const std::string& variable, const std::vector<double>& x,
+                     const std::vector<double>& residual);
 
 }  // namespace cnuas::calibration

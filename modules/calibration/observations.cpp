@@ -19,7 +19,9 @@ std::uint64_t fnv1a(const std::string& text, std::uint64_t seed) {
   return h;
 }
 
-std::string hex(std::uint64_t value) { return fmt::format("{:016x}", value); }
+std::string hex(std::uint64_t value) {
+  return fmt::format("{:016x}", value);
+}
 
 static std::vector<std::string> split_csv(const std::string& line) {
   std::vector<std::string> out;
@@ -51,27 +53,32 @@ ObservationSet read_observations(const std::string& path) {
       header = cells;
       for (std::size_t i = 0; i < header.size(); ++i) {
         const std::string& h = header[i];
-        const bool known = h == "component" || h == "target" || h == "time" || h == "unit" || h == "repetition" ||
-                           work_dim_by_name(h).has_value();
+        const bool known = h == "component" || h == "target" || h == "time" || h == "unit" ||
+                           h == "repetition" || work_dim_by_name(h).has_value();
         if (!known)
-          throw InputError(where, fmt::format("unknown column '{}'; accepted: component, target, time, unit, "
-                                              "repetition and the work dimensions {}",
-                                              h, join_names(work_dim_names())));
+          throw InputError(
+              where, fmt::format("unknown column '{}'; accepted: component, target, time, unit, "
+                                 "repetition and the work dimensions {}",
+                                 h, join_names(work_dim_names())));
         column[h] = i;
       }
       for (const char* required : {"component", "target", "time", "unit"})
-        if (!column.count(required)) throw InputError(where, fmt::format("header has no '{}' column", required));
+        if (!column.count(required))
+          throw InputError(where, fmt::format("header has no '{}' column", required));
       continue;
     }
     if (cells.size() != header.size())
-      throw InputError(where, fmt::format("{} cells, but the header has {}", cells.size(), header.size()));
+      throw InputError(where,
+                       fmt::format("{} cells, but the header has {}", cells.size(), header.size()));
     Observation o;
     o.line = number;
     o.component = cells[column["component"]];
     o.target = cells[column["target"]];
-    if (o.component.empty() || o.target.empty()) throw InputError(where, "component and target must not be empty");
+    if (o.component.empty() || o.target.empty())
+      throw InputError(where, "component and target must not be empty");
     try {
-      const Quantity t = parse_quantity(cells[column["time"]] + " " + cells[column["unit"]], Dimension::Time);
+      const Quantity t =
+          parse_quantity(cells[column["time"]] + " " + cells[column["unit"]], Dimension::Time);
       o.measured_s = t.value.to_double() / 1e12;
     } catch (const UnitError& e) {
       throw InputError(where, "time: " + e.message);
@@ -88,8 +95,8 @@ ObservationSet read_observations(const std::string& path) {
       }
     }
     if (column.count("repetition")) o.repetition = cells[column["repetition"]];
-    std::string identity = o.component + "|" + o.target + "|" + cells[column["time"]] + cells[column["unit"]] + "|" +
-                           o.repetition;
+    std::string identity = o.component + "|" + o.target + "|" + cells[column["time"]] +
+                           cells[column["unit"]] + "|" + o.repetition;
     for (const auto& info : work_dim_table())
       if (o.dims.has(info.id)) identity += fmt::format("|{}={}", info.name, o.dims.get(info.id));
     o.identity = fnv1a(identity);

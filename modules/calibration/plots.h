@@ -19,7 +19,8 @@ struct Series {
 };
 
 // A scatter plot in microseconds; `diagonal` draws y = x, `zero_line` y = 0.
-std::string scatter_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
-                        const std::vector<Series>& series, bool diagonal, bool zero_line);
+std::string scatter_svg(const std::string& title, const std::string& x_label,
+                        const std::string& y_label, const std::vector<Series>& series,
+                        bool diagonal, bool zero_line);
 
 }  // namespace cnuas::calibration

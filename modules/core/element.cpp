@@ -87,8 +87,8 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
   if (b.end_ps > op.end_ps) op.end_ps = b.end_ps;
   // Queue waits come from the trace at the end; without a trace the element keeps them.
   if (context_.trace_enabled)
-    context_.trace().record(op.index, index_, stage, b.lane, ready_ps, b.start_ps, b.end_ps, pin.has_value(),
-                            calibration_.has_value());
+    context_.trace().record(op.index, index_, stage, b.lane, ready_ps, b.start_ps, b.end_ps,
+                            pin.has_value(), calibration_.has_value());
   else
     stats_.waits_ps.push_back(b.start_ps - ready_ps);
   ++stats_.stages;

@@ -65,9 +65,10 @@ void Simulation::apply_calibrations() {
   for (const std::string& path : options_.calibrations) {
     const calibration::CalibrationFile c = calibration::read_calibration(path);
     if (!c.validation)
-      throw InputError(SourceLocation{path}, fmt::format("calibration of {} for '{}' was never validated: run cnuas "
-                                                         "calibrate validate with held-out observations first",
-                                                         c.component, c.target));
+      throw InputError(SourceLocation{path},
+                       fmt::format("calibration of {} for '{}' was never validated: run cnuas "
+                                   "calibrate validate with held-out observations first",
+                                   c.component, c.target));
     Registry::instance().require(c.component, SourceLocation{path});
     std::size_t matched = 0, same_type = 0;
     for (Element* e : module_->elements()) {
@@ -77,15 +78,18 @@ void Simulation::apply_calibrations() {
       ++matched;
       e->set_calibration({c.affine.a, c.affine.b, c.target, c.validation->heldout.mape});
       context.calibration_members[e->index()] =
-          fmt::format("\"target\":\"{}\",\"heldout_mape_percent\":{:.6g}", c.target, c.validation->heldout.mape);
+          fmt::format("\"target\":\"{}\",\"heldout_mape_percent\":{:.6g}", c.target,
+                      c.validation->heldout.mape);
     }
     if (matched == 0)
-      throw InputError(SourceLocation{path},
-                       fmt::format("calibration of {} ({}, profile hash {}) matches none of the platform's {} {} "
-                                   "elements: their profile differs from the one it was fitted with",
-                                   c.component, c.profile, c.profile_hash, same_type, c.component));
-    applied.push_back(fmt::format("{} for '{}' on {} element(s), held-out MAPE {:.3g} %", c.component, c.target,
-                                  matched, c.validation->heldout.mape));
+      throw InputError(
+          SourceLocation{path},
+          fmt::format(
+              "calibration of {} ({}, profile hash {}) matches none of the platform's {} {} "
+              "elements: their profile differs from the one it was fitted with",
+              c.component, c.profile, c.profile_hash, same_type, c.component));
+    applied.push_back(fmt::format("{} for '{}' on {} element(s), held-out MAPE {:.3g} %",
+                                  c.component, c.target, matched, c.validation->heldout.mape));
   }
   calibration_summary_ = applied;
   if (!applied.empty()) context.header.evidence_class = "analytic+calibrated";
@@ -228,8 +232,8 @@ static std::ofstream open_output(const std::string& path) {
 
 void Simulation::write_outputs() const {
   RunContext& context = RunContext::current();
-  const TraceNames names{&context.component_names(), &context.component_lanes(), &context.operations(),
-                         &context.calibration_members};
+  const TraceNames names{&context.component_names(), &context.component_lanes(),
+                         &context.operations(), &context.calibration_members};
   if (!options_.trace_path.empty() || !options_.perfetto_path.empty()) {
     const std::vector<std::uint64_t> ordered = context.trace().ordered();
     if (!options_.trace_path.empty()) {
@@ -274,14 +278,16 @@ std::string Simulation::summary() const {
       busiest_util = util;
     }
   }
-  const std::string evidence = calibration_summary_.empty() ? "analytic" : "analytic + calibrated components";
-  out += fmt::format("  simulated time: {} [{}]  ({} stages booked, {:.3f} s host time)\n", time_text(makespan),
-                     evidence, stages, wall_seconds_);
+  const std::string evidence =
+      calibration_summary_.empty() ? "analytic" : "analytic + calibrated components";
+  out += fmt::format("  simulated time: {} [{}]  ({} stages booked, {:.3f} s host time)\n",
+                     time_text(makespan), evidence, stages, wall_seconds_);
   for (const auto& c : calibration_summary_) out += fmt::format("  calibrated: {}\n", c);
   if (busiest)
-    out += fmt::format("  busiest element: {} at {}% of its lanes' time [{}]\n", busiest->name(),
-                       (busiest_util * Rational(100)).to_decimal(1),
-                       busiest->calibration() ? "calibrated for " + busiest->calibration()->target : "analytic");
+    out += fmt::format(
+        "  busiest element: {} at {}% of its lanes' time [{}]\n", busiest->name(),
+        (busiest_util * Rational(100)).to_decimal(1),
+        busiest->calibration() ? "calibrated for " + busiest->calibration()->target : "analytic");
   auto wrote = [&](const std::string& what, const std::string& path) {
     if (!path.empty()) out += fmt::format("  {:<9} {}\n", what, path);
   };

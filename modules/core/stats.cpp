@@ -130,7 +130,9 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
     total_energy = total_energy + energy;
     Json evidence = {{"class", "analytic"}};
     if (const auto& c = e->calibration())
-      evidence = {{"class", "calibrated"}, {"target", c->target}, {"heldout_mape_percent", c->heldout_mape_percent}};
+      evidence = {{"class", "calibrated"},
+                  {"target", c->target},
+                  {"heldout_mape_percent", c->heldout_mape_percent}};
     const Json entry = {
         {"type", e->type()},
         {"evidence", evidence},

@@ -83,10 +83,11 @@ void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const Trace
                    e.ready_ps, e.start_ps, e.end_ps);
     append_dims(buf, *op.dims);
     if (e.calibrated)
-      fmt::format_to(std::back_inserter(buf), "{},\"class\":\"calibrated\",{}}}\n", e.pinned ? ",\"pinned\":true" : "",
-                     (*names.calibration_members)[e.component]);
+      fmt::format_to(std::back_inserter(buf), "{},\"class\":\"calibrated\",{}}}\n",
+                     e.pinned ? ",\"pinned\":true" : "", (*names.calibration_members)[e.component]);
     else
-      fmt::format_to(std::back_inserter(buf), "{},\"class\":\"analytic\"}}\n", e.pinned ? ",\"pinned\":true" : "");
+      fmt::format_to(std::back_inserter(buf), "{},\"class\":\"analytic\"}}\n",
+                     e.pinned ? ",\"pinned\":true" : "");
     if (buf.size() > (1 << 20)) {
       out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
       buf.clear();

@@ -46,9 +46,9 @@ class TraceSink {
               std::uint64_t ready_ps, std::uint64_t start_ps, std::uint64_t end_ps, bool pinned,
               bool calibrated = false) {
     if (fill_ == kChunkEvents) add_chunk();
-    chunks_.back()[fill_++] = {ready_ps, start_ps,  end_ps,
-                               op,       component, stage,
-                               static_cast<std::uint16_t>(lane), pinned, calibrated};
+    chunks_.back()[fill_++] = {
+        ready_ps, start_ps,  end_ps, op, component, stage, static_cast<std::uint16_t>(lane),
+        pinned,   calibrated};
     ++size_;
   }
   std::size_t size() const { return size_; }

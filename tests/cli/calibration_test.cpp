@@ -1,0 +1,122 @@
+// cnuas calibrate fit / validate and run --calibration, end to end.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cli/cli_harness.h"
+
+namespace cnuas {
+using namespace testing_support;
+using nlohmann::json;
+
+// cnuas.pipe with 1 GB/s and 1 us: analytic t = 1 us + bytes x 1 ns.
+static const char* kProfile = "type: cnuas.pipe\nbandwidth: 1 GB/s\nlatency: 1 us\n";
+
+// Measured = 2 x analytic + 3 us, exactly: the fit must find a = 2, b = 3 us.
+static std::string observations(const std::vector<std::uint64_t>& sizes, int first_rep) {
+  std::string csv = "component,target,bytes,time,unit,repetition\n";
+  int rep = first_rep;
+  for (std::uint64_t b : sizes) {
+    const double measured_us = 2 * (1 + b / 1000.0) + 3;
+    csv += "cnuas.pipe,lab-link," + std::to_string(b) + "," + std::to_string(measured_us) + ",us," +
+           std::to_string(rep++) + "\n";
+  }
+  return csv;
+}
+
+struct Calibrated {
+  std::string dir = scratch_dir() + "/cal";
+  std::string profile = write_file("cal/link.yaml", kProfile);
+  std::string train = write_file("cal/train.csv", observations({1000, 2000, 4000, 8000, 16000}, 0));
+  std::string heldout =
+      write_file("cal/heldout.csv", observations({3000, 6000, 12000, 24000, 48000}, 100));
+  std::string file = dir + "/link-cal.yaml";
+
+  CommandResult fit() {
+    return run_cnuas("calibrate fit --component cnuas.pipe --target lab-link --profile " + profile +
+                     " --observations " + train + " --out " + file);
+  }
+  CommandResult validate(const std::string& csv, const std::string& extra = "") {
+    return run_cnuas("calibrate validate --calibration " + file + " --observations " + csv + " " +
+                     extra);
+  }
+};
+
+TEST(Calibration, FitRecoversAAndBAndValidationScoresHeldOut) {
+  Calibrated c;
+  CommandResult r = c.fit();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("training error (not a prediction error)"), std::string::npos);
+  EXPECT_NE(r.out.find("a = 2,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("b = 3e-06 s"), std::string::npos) << r.out;
+  const std::string report = c.dir + "/report.json";
+  r = c.validate(c.heldout, "--report " + report);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(read_file(report));
+  EXPECT_EQ(j["heldout"]["rows"], 5);
+  EXPECT_LT(j["heldout"]["mape_percent"].get<double>(), 1e-6);  // the data is exactly affine
+  EXPECT_TRUE(j["affine_adequate"].get<bool>());
+  EXPECT_TRUE(std::filesystem::exists(c.dir + "/link-cal.predicted-vs-measured.svg"));
+  EXPECT_TRUE(std::filesystem::exists(c.dir + "/link-cal.residuals.svg"));
+  EXPECT_NE(read_file(c.file).find("heldout_error"), std::string::npos);
+}
+
+TEST(Calibration, RunReportsCalibratedPredictionsWithHeldOutError) {
+  Calibrated c;
+  ASSERT_EQ(c.fit().exit_code, 0);
+  ASSERT_EQ(c.validate(c.heldout).exit_code, 0);
+  const std::string platform =
+      write_file("cal/p.yaml",
+                 "platform: calp\nelements:\n  - {name: link, profile: link.yaml}\n"
+                 "workload:\n  operations:\n    - {name: x, path: [link], dims: {bytes: 5000}}\n");
+  const std::string trace = c.dir + "/t.jsonl";
+  CommandResult r = run_cnuas("run " + platform + " --calibration " + c.file + " --trace " + trace);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto lines = read_jsonl(trace);
+  EXPECT_EQ(lines[0]["class"], "analytic+calibrated");
+  // analytic 6 us -> 2 x 6 + 3 = 15 us.
+  EXPECT_EQ(lines[1]["end_ps"].get<std::uint64_t>(), 15'000'000u);
+  EXPECT_EQ(lines[1]["class"], "calibrated");
+  EXPECT_EQ(lines[1]["target"], "lab-link");
+  EXPECT_TRUE(lines[1].contains("heldout_mape_percent"));
+}
+
+TEST(Calibration, RefusalsAreClearAndExitTwo) {
+  Calibrated c;
+  ASSERT_EQ(c.fit().exit_code, 0);
+  const std::string platform =
+      write_file("cal/p2.yaml",
+                 "platform: calp\nelements:\n  - {name: link, profile: link.yaml}\n"
+                 "workload:\n  operations:\n    - {name: x, path: [link], dims: {bytes: 5000}}\n");
+  // Never validated: no prediction.
+  CommandResult r = run_cnuas("run " + platform + " --calibration " + c.file);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("never validated"), std::string::npos) << r.err;
+  // Training rows are not held-out rows.
+  r = c.validate(c.train);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("train.csv:2:1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("training set"), std::string::npos) << r.err;
+  // Malformed CSV names its line.
+  const std::string bad = write_file("cal/bad.csv",
+                                     "component,target,bytes,time,unit\ncnuas.pipe,lab-link,10,"
+                                     "fast,us\n");
+  r = c.validate(bad);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad.csv:2:1"), std::string::npos) << r.err;
+  // Unknown component.
+  r = run_cnuas("calibrate fit --component cnuas.pipes --target t --profile " + c.profile +
+                " --observations " + c.train + " --out " + c.dir + "/x.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  // The profile changed after the fit: validation and prediction are refused.
+  ASSERT_EQ(c.validate(c.heldout).exit_code, 0);
+  write_file("cal/link.yaml", "type: cnuas.pipe\nbandwidth: 2 GB/s\nlatency: 1 us\n");
+  r = c.validate(c.heldout);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("changed since the fit"), std::string::npos) << r.err;
+  r = run_cnuas("run " + platform + " --calibration " + c.file);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("matches none"), std::string::npos) << r.err;
+}
+
+}  // namespace cnuas
