@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include "core/errors.h"
+
 namespace cnuas::testing_support {
 
 inline std::string scratch_dir() {
@@ -24,6 +26,17 @@ inline std::string write_file(const std::string& name, const std::string& text) 
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path) << text;
   return path;
+}
+
+// The message of the InputError `f` throws, or "(no error)".
+template <class F>
+std::string input_error_of(F&& f) {
+  try {
+    f();
+  } catch (const cnuas::InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 inline std::string read_file(const std::string& path) {

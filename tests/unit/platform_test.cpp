@@ -11,12 +11,7 @@ static PlatformDesc load(const std::string& text, const std::string& name = "p.y
 }
 
 static std::string error_of(const std::string& text) {
-  try {
-    load(text, "bad.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return input_error_of([&] { load(text, "bad.yaml"); });
 }
 
 TEST(Platform, ReplicationAndWildcardConnections) {

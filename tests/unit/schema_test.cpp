@@ -8,12 +8,7 @@ namespace cnuas {
 using namespace testing_support;
 
 static std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return input_error_of(f);
 }
 
 TEST(Profile, LoadsFieldsAndBaseInheritance) {

@@ -23,12 +23,7 @@ static WorkloadDesc load(const std::string& workload) {
 }
 
 static std::string error_of(const std::string& workload) {
-  try {
-    load(workload);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return input_error_of([&] { load(workload); });
 }
 
 TEST(Workload, ReadsOperations) {
