@@ -62,6 +62,21 @@ std::vector<std::string> collective_names() {
           "all_to_all"};
 }
 
+std::uint64_t collective_transfer_count(CollectiveKind kind, std::uint32_t ranks) {
+  const std::uint64_t n = ranks;
+  switch (kind) {
+    case CollectiveKind::RingAllreduce:
+      return 2 * (n - 1) * n;
+    case CollectiveKind::RingReduceScatter:
+    case CollectiveKind::RingAllgather:
+    case CollectiveKind::AllToAll:
+      return (n - 1) * n;
+    case CollectiveKind::TreeAllreduce:
+      return 2 * (n - 1);
+  }
+  return 0;
+}
+
 std::vector<Transfer> expand_collective(CollectiveKind kind, std::uint32_t n, std::uint64_t bytes) {
   switch (kind) {
     case CollectiveKind::RingAllreduce:

@@ -41,4 +41,7 @@ struct Transfer {
 std::vector<Transfer> expand_collective(CollectiveKind kind, std::uint32_t ranks,
                                         std::uint64_t bytes);
 
+// How many transfers expand_collective gives, without expanding (for size limits).
+std::uint64_t collective_transfer_count(CollectiveKind kind, std::uint32_t ranks);
+
 }  // namespace cnuas

@@ -300,7 +300,7 @@ struct Loader {
         both = scalar_text(c["bidirectional"], file, "bidirectional") == "true";
       if (c["all_pairs"]) all_pairs = scalar_text(c["all_pairs"], file, "all_pairs") == "true";
     }
-    from = strip_socket(from, both ? "out" : "out", where);
+    from = strip_socket(from, "out", where);
     to = strip_socket(to, "in", where);
     auto sources = expand(from, where);
     auto targets = expand(to, where);

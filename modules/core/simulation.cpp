@@ -117,13 +117,10 @@ void Simulation::build_operations(DependencyGraph& graph) {
   RunContext& context = RunContext::current();
   std::uint64_t instances = 0;
   for (const OperationDesc& desc : workload_.operations) {
-    const std::uint64_t n = desc.participants.size();
-    if (!desc.collective)
-      instances += desc.repeat;
-    else if (*desc.collective == CollectiveKind::AllToAll)
-      instances += n * (n - 1);
-    else
-      instances += 2 * n;
+    instances += desc.collective
+                     ? collective_transfer_count(
+                           *desc.collective, static_cast<std::uint32_t>(desc.participants.size()))
+                     : desc.repeat;
   }
   constexpr std::uint64_t kMaxInstances = 100'000'000;  // 6.4 GB of operation state
   if (instances > kMaxInstances)

@@ -63,6 +63,10 @@ TEST(Collectives, TreeReducesToRankZeroThenBroadcasts) {
 
 TEST(Collectives, AllgatherHasNMinusOneSteps) {
   EXPECT_EQ(expand_collective(CollectiveKind::RingAllgather, 8, 800).size(), 7u * 8u);
+  for (auto kind :
+       {CollectiveKind::RingAllreduce, CollectiveKind::RingReduceScatter,
+        CollectiveKind::RingAllgather, CollectiveKind::TreeAllreduce, CollectiveKind::AllToAll})
+    EXPECT_EQ(collective_transfer_count(kind, 6), expand_collective(kind, 6, 60).size());
   EXPECT_EQ(collective_by_name("ring_allreduce"), CollectiveKind::RingAllreduce);
   EXPECT_FALSE(collective_by_name("ring_all_reduce").has_value());
 }
