@@ -157,13 +157,20 @@ int validate(const std::vector<std::string>& args) {
     if (dim.size() == heldout.rows.size())
       v.trends.push_back(residual_trend(info.name, dim, relative));
   }
-  v.adequate =
-      std::none_of(v.trends.begin(), v.trends.end(), [](const Trend& t) { return t.systematic; });
-  v.verdict = v.adequate ? "affine form adequate: no systematic residual trend"
-                         : "affine form inadequate: residuals trend with " +
-                               std::find_if(v.trends.begin(), v.trends.end(), [](const Trend& t) {
-                                 return t.systematic;
-                               })->variable;
+  v.lack_of_fit = lack_of_fit(x, relative);
+  const auto trend =
+      std::find_if(v.trends.begin(), v.trends.end(), [](const Trend& t) { return t.systematic; });
+  const bool curved = v.lack_of_fit && v.lack_of_fit->systematic;
+  v.adequate = trend == v.trends.end() && !curved;
+  if (v.adequate)
+    v.verdict = "affine form adequate: no systematic residual trend";
+  else if (trend != v.trends.end())
+    v.verdict = "affine form inadequate: residuals trend with " + trend->variable;
+  else
+    v.verdict = fmt::format(
+        "affine form inadequate: residuals bend (lack-of-fit F = {:.3g}, p = {:.2g}, against the "
+        "spread of repeated measurements)",
+        v.lack_of_fit->f, v.lack_of_fit->p_value);
   c.validation = v;
   write_calibration(calibration_path, c);
 
@@ -216,6 +223,11 @@ int validate(const std::vector<std::string>& args) {
                         {"correlation", t.correlation},
                         {"systematic", t.systematic}});
     report["residual_trends"] = trends;
+    if (v.lack_of_fit)
+      report["lack_of_fit"] = {
+          {"groups", v.lack_of_fit->groups},   {"lack_df", v.lack_of_fit->lack_df},
+          {"pure_df", v.lack_of_fit->pure_df}, {"f", v.lack_of_fit->f},
+          {"p_value", v.lack_of_fit->p_value}, {"systematic", v.lack_of_fit->systematic}};
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < x.size(); ++i)
       rows.push_back({{"line", heldout.rows[i].line},

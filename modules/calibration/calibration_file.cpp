@@ -1,5 +1,6 @@
 #include "calibration/calibration_file.h"
 
+#include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -67,11 +68,23 @@ void write_calibration(const std::string& path, const CalibrationFile& c) {
           << YAML::Value << t.correlation << YAML::Key << "systematic" << YAML::Value
           << t.systematic << YAML::EndMap;
     out << YAML::EndSeq;
+    if (v.lack_of_fit) {
+      const LackOfFit& l = *v.lack_of_fit;
+      out << YAML::Key << "lack_of_fit" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+          << "groups" << YAML::Value << l.groups << YAML::Key << "lack_df" << YAML::Value
+          << l.lack_df << YAML::Key << "pure_df" << YAML::Value << l.pure_df << YAML::Key << "f"
+          << YAML::Value << l.f << YAML::Key << "p_value" << YAML::Value << l.p_value << YAML::Key
+          << "systematic" << YAML::Value << l.systematic << YAML::EndMap;
+    }
     out << YAML::Key << "affine_adequate" << YAML::Value << v.adequate << YAML::Key << "verdict"
         << YAML::Value << v.verdict;
     out << YAML::EndMap;
   }
   out << YAML::EndMap;
+  // Like any output path: the folder is made when missing.
+  std::error_code ignored;
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ignored);
   std::ofstream file(path);
   if (!file) throw InputError(fmt::format("cannot write calibration '{}'", path));
   file << out.c_str() << "\n";
@@ -106,6 +119,10 @@ CalibrationFile read_calibration(const std::string& path) {
       for (const auto& tr : v["residual_trends"])
         val.trends.push_back({tr["against"].as<std::string>(), tr["slope"].as<double>(),
                               tr["correlation"].as<double>(), tr["systematic"].as<bool>()});
+      if (const YAML::Node l = v["lack_of_fit"])
+        val.lack_of_fit = LackOfFit{l["groups"].as<std::size_t>(),  l["lack_df"].as<std::size_t>(),
+                                    l["pure_df"].as<std::size_t>(), l["f"].as<double>(),
+                                    l["p_value"].as<double>(),      l["systematic"].as<bool>()};
       val.adequate = v["affine_adequate"].as<bool>();
       val.verdict = v["verdict"].as<std::string>();
       c.validation = val;

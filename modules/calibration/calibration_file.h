@@ -16,6 +16,7 @@ struct Validation {
   std::size_t rows = 0;
   ErrorMetrics heldout;
   std::vector<Trend> trends;
+  std::optional<LackOfFit> lack_of_fit;
   bool adequate = false;
   std::string verdict;
 };

@@ -1,6 +1,9 @@
 #include "calibration/fit.h"
 
+#include <boost/math/distributions/fisher_f.hpp>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <stdexcept>
 
 namespace cnuas::calibration {
@@ -66,6 +69,60 @@ Trend residual_trend(const std::string& variable, const std::vector<double>& x,
   if (sxx > 0) t.slope = sxr / sxx;
   if (sxx > 0 && srr > 0) t.correlation = sxr / std::sqrt(sxx * srr);
   t.systematic = x.size() >= 5 && std::fabs(t.correlation) >= 0.5;
+  return t;
+}
+
+std::optional<LackOfFit> lack_of_fit(const std::vector<double>& x,
+                                     const std::vector<double>& residual) {
+  std::map<double, std::vector<double>> by_x;
+  for (std::size_t i = 0; i < x.size(); ++i) by_x[x[i]].push_back(residual[i]);
+  LackOfFit t;
+  t.groups = by_x.size();
+  if (t.groups < 3 || x.size() <= t.groups) return std::nullopt;
+  t.lack_df = t.groups - 2;
+  t.pure_df = x.size() - t.groups;
+  // Pure error: spread within groups. Group means, weighted by group size.
+  double pure_ss = 0;
+  std::vector<double> gx, gmean, gweight;
+  for (const auto& [gx_value, rs] : by_x) {
+    const double m = mean(rs);
+    for (double r : rs) pure_ss += (r - m) * (r - m);
+    gx.push_back(gx_value);
+    gmean.push_back(m);
+    gweight.push_back(static_cast<double>(rs.size()));
+  }
+  // Weighted straight line through the group means; what it leaves is lack of fit.
+  double w = 0, wx = 0, wy = 0;
+  for (std::size_t g = 0; g < gx.size(); ++g) {
+    w += gweight[g];
+    wx += gweight[g] * gx[g];
+    wy += gweight[g] * gmean[g];
+  }
+  const double mx = wx / w, my = wy / w;
+  double sxx = 0, sxy = 0;
+  for (std::size_t g = 0; g < gx.size(); ++g) {
+    sxx += gweight[g] * (gx[g] - mx) * (gx[g] - mx);
+    sxy += gweight[g] * (gx[g] - mx) * (gmean[g] - my);
+  }
+  const double slope = sxx > 0 ? sxy / sxx : 0;
+  double lack_ss = 0;
+  for (std::size_t g = 0; g < gx.size(); ++g) {
+    const double e = gmean[g] - (my + slope * (gx[g] - mx));
+    lack_ss += gweight[g] * e * e;
+  }
+  const double lack_ms = lack_ss / static_cast<double>(t.lack_df);
+  const double pure_ms = pure_ss / static_cast<double>(t.pure_df);
+  if (pure_ms <= 0) {
+    // Exact replicates: any curvature at all is systematic.
+    t.f = lack_ms > 0 ? std::numeric_limits<double>::infinity() : 0;
+    t.p_value = lack_ms > 0 ? 0 : 1;
+  } else {
+    t.f = lack_ms / pure_ms;
+    const boost::math::fisher_f dist(static_cast<double>(t.lack_df),
+                                     static_cast<double>(t.pure_df));
+    t.p_value = boost::math::cdf(boost::math::complement(dist, t.f));
+  }
+  t.systematic = t.p_value < 0.01;
   return t;
 }
 

@@ -2,6 +2,7 @@
 // fitted by ordinary least squares, and the error metrics that score it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,5 +41,23 @@ struct Trend {
 
 Trend residual_trend(const std::string& variable, const std::vector<double>& x,
                      const std::vector<double>& residual);
+
+// The lack-of-fit F test for replicated observations: residuals grouped by equal
+// analytic time; the spread of group means about a straight line (curvature the
+// affine form cannot follow) against the spread within groups (pure measurement
+// error). A linear trend test misses a residual that bends; this does not.
+struct LackOfFit {
+  std::size_t groups = 0;
+  std::size_t lack_df = 0;  // groups - 2
+  std::size_t pure_df = 0;  // rows - groups
+  double f = 0;
+  double p_value = 1;
+  bool systematic = false;  // p < 0.01
+};
+
+// Empty when the data cannot support the test: fewer than three distinct analytic
+// times or no replicates.
+std::optional<LackOfFit> lack_of_fit(const std::vector<double>& x,
+                                     const std::vector<double>& residual);
 
 }  // namespace cnuas::calibration

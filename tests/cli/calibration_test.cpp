@@ -119,4 +119,42 @@ TEST(Calibration, RefusalsAreClearAndExitTwo) {
   EXPECT_NE(r.err.find("matches none"), std::string::npos) << r.err;
 }
 
+// The public measurement sets shipped in calibration/observations, fitted on
+// their training halves and scored on their held-out halves.
+static json fit_and_validate_public(const std::string& component, const std::string& target,
+                                    const std::string& profile) {
+  const std::string dir = scratch_dir() + "/public";
+  const std::string obs = source_path("calibration/observations/" + target);
+  const std::string file = dir + "/" + target + ".yaml", report = dir + "/" + target + ".json";
+  CommandResult r =
+      run_cnuas("calibrate fit --component " + component + " --target " + target + " --profile " +
+                source_path(profile) + " --observations " + obs + ".train.csv --out " + file);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = run_cnuas("calibrate validate --calibration " + file + " --observations " + obs +
+                ".heldout.csv --report " + report);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(read_file(report));
+}
+
+// SHOC pinned device-to-host copies on PCIe 3.0 x16: time is affine in the
+// analytic time (fixed launch overhead + bytes over the link).
+TEST(PublicObservations, PcieCopyTimesAreAffineAndPredictedWithinTwoPercent) {
+  const json r = fit_and_validate_public("cnuas.pcie_root", "rocm-pcie3-d2h-pinned",
+                                         "profiles/pcie/gen3-x16.yaml");
+  EXPECT_LT(r["heldout"]["mape_percent"].get<double>(), 2.0);
+  EXPECT_TRUE(r["affine_adequate"].get<bool>());
+  EXPECT_EQ(r["heldout"]["rows"].get<int>(), 6);
+}
+
+// ib_send_lat on ConnectX-4: small sends are inlined, larger ones fetched from
+// host memory, so latency bends with size; the replicates across MTUs expose it.
+TEST(PublicObservations, NicLatencyBendsAndTheLackOfFitTestSaysSo) {
+  const json r = fit_and_validate_public("cnuas.nic", "connectx4-100g-rc-send",
+                                         "profiles/nic/connectx4-100g-ib.yaml");
+  EXPECT_FALSE(r["affine_adequate"].get<bool>());
+  EXPECT_TRUE(r["lack_of_fit"]["systematic"].get<bool>());
+  EXPECT_EQ(r["lack_of_fit"]["groups"].get<int>(), 4);
+  EXPECT_GT(r["heldout"]["max_absolute_percentage_error"].get<double>(), 30.0);
+}
+
 }  // namespace cnuas

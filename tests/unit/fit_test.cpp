@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <random>
 
 namespace cnuas::calibration {
@@ -47,6 +49,34 @@ TEST(Fit, SystematicTrendsAreFlagged) {
   EXPECT_TRUE(residual_trend("bytes", x, drift).systematic);
   EXPECT_NEAR(residual_trend("bytes", x, drift).slope, 0.01, 1e-12);
   EXPECT_FALSE(residual_trend("bytes", x, flat).systematic);
+}
+
+// Three groups of two: means 0, 1, 0 bend away from any line. Weighted line
+// through the means is flat at 1/3, so lack SS = 2(1/9 + 4/9 + 1/9) = 4/3 on
+// 1 df; pure SS = 6 x 0.01 = 0.06 on 3 df; F = (4/3) / 0.02 = 200/3. F(1,3) is
+// t(3) squared, whose two-sided tail has a closed form.
+TEST(Fit, LackOfFitMatchesAHandComputation) {
+  const std::vector<double> x{1, 1, 2, 2, 3, 3}, r{0.1, -0.1, 1.1, 0.9, 0.1, -0.1};
+  const auto t = lack_of_fit(x, r);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->groups, 3u);
+  EXPECT_EQ(t->lack_df, 1u);
+  EXPECT_EQ(t->pure_df, 3u);
+  EXPECT_NEAR(t->f, 200.0 / 3.0, 1e-9);
+  const double u = std::sqrt(t->f) / std::sqrt(3.0);
+  const double p = 1 - 2 / M_PI * (u / (1 + u * u) + std::atan(u));
+  EXPECT_NEAR(t->p_value, p, 1e-12);
+  EXPECT_TRUE(t->systematic);
+}
+
+TEST(Fit, LackOfFitNeedsReplicatesAndPassesAStraightLine) {
+  EXPECT_FALSE(lack_of_fit({1, 2, 3, 4}, {0, 1, 0, 1}));  // no replicates
+  EXPECT_FALSE(lack_of_fit({1, 1, 2, 2}, {0, 0, 1, 1}));  // two groups: a line fits any
+  // Residuals on a line plus within-group noise: nothing left for lack of fit.
+  const auto t = lack_of_fit({1, 1, 2, 2, 3, 3}, {0.1, -0.1, 1.1, 0.9, 2.1, 1.9});
+  ASSERT_TRUE(t);
+  EXPECT_NEAR(t->f, 0, 1e-9);
+  EXPECT_FALSE(t->systematic);
 }
 
 }  // namespace cnuas::calibration
