@@ -1,0 +1,273 @@
+// The decoded form of a PTX module. Parsing turns text into these structures
+// once; execution reads only enums, indices and integers, never strings.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ptx/opcodes.h"
+#include "ptx/types.h"
+
+namespace cnuas::ptx {
+
+enum class Space : std::uint8_t {
+  None,
+  Global,
+  Shared,
+  SharedCta,
+  SharedCluster,
+  Local,
+  Const,
+  Param,
+  Generic
+};
+
+enum class Cmp : std::uint8_t {
+  None,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Lo,
+  Ls,
+  Hi,
+  Hs,
+  Equ,
+  Neu,
+  Ltu,
+  Leu,
+  Gtu,
+  Geu,
+  Num,
+  Nan,
+};
+
+enum class Round : std::uint8_t { None, Rn, Rz, Rm, Rp, Rna, Rs, Rni, Rzi, Rmi, Rpi };
+
+// Modifier flags an instruction may carry.
+enum Flag : std::uint32_t {
+  kFtz = 1u << 0,
+  kSat = 1u << 1,
+  kApprox = 1u << 2,
+  kFull = 1u << 3,
+  kHi = 1u << 4,
+  kLo = 1u << 5,
+  kWide = 1u << 6,
+  kUni = 1u << 7,
+  kShiftAmt = 1u << 8,
+  kCc = 1u << 9,
+  kClamp = 1u << 10,
+  kWrap = 1u << 11,
+  kNaN = 1u << 12,
+  kAligned = 1u << 13,
+  kSync = 1u << 14,
+  kAll = 1u << 15,
+  kAny = 1u << 16,
+  kBallot = 1u << 17,
+  kUp = 1u << 18,
+  kDown = 1u << 19,
+  kBfly = 1u << 20,
+  kIdx = 1u << 21,
+  kArrive = 1u << 22,
+  kRed = 1u << 23,
+  kTo = 1u << 24,
+  kPopc = 1u << 25,
+  kAnd = 1u << 26,
+  kOr = 1u << 27,
+  kXor = 1u << 28,
+  kEqMode = 1u << 29,
+  kReverse = 1u << 30,
+};
+
+// What an atom/red instruction does, and a few other one-of-many modes.
+enum class Mode : std::uint8_t {
+  None,
+  Add,
+  Min,
+  Max,
+  Inc,
+  Dec,
+  And,
+  Or,
+  Xor,
+  Exch,
+  Cas,  // atom/red
+  F4e,
+  B4e,
+  Rc8,
+  Ecl,
+  Ecr,
+  Rc16,  // prmt
+  Uni,
+  All,
+  Any,
+  Ballot,  // vote
+  Up,
+  Down,
+  Bfly,
+  Idx,  // shfl
+  L,
+  R,     // shf
+  Popc,  // bar.red
+  Finite,
+  Infinite,
+  Number,
+  NotANumber,
+  Normal,
+  Subnormal,  // testp
+};
+
+enum class SpecialReg : std::uint8_t {
+  Tid,
+  Ntid,
+  Ctaid,
+  Nctaid,
+  Laneid,
+  Warpid,
+  Nwarpid,
+  Smid,
+  Nsmid,
+  Gridid,
+  LanemaskEq,
+  LanemaskLe,
+  LanemaskLt,
+  LanemaskGe,
+  LanemaskGt,
+  Clock,
+  Clock64,
+  Globaltimer,
+  DynamicSmemSize,
+  TotalSmemSize,
+  ClusterCtaid,
+  ClusterNctaid,
+  ClusterCtarank,
+  ClusterNctarank,
+  Clusterid,
+  Nclusterid,
+  IsExplicitCluster,
+  Envreg,
+};
+
+// Where a named symbol lives once the module is laid out.
+enum class SymbolKind : std::uint8_t {
+  Global,
+  Const,
+  Shared,
+  Local,
+  KernelParam,
+  FuncParam,
+  CallParam,
+  Function
+};
+
+struct Operand {
+  enum class Kind : std::uint8_t { None, Reg, Imm, Special, Address, Vector, Label, Symbol, Sink };
+  Kind kind = Kind::None;
+  SymbolKind symbol_kind = SymbolKind::Global;
+  SpecialReg special = SpecialReg::Tid;
+  std::uint8_t component = 0;  // .x .y .z for special registers
+  std::int32_t reg = -1;       // Reg, or the base register of an Address
+  std::int32_t reg2 = -1;      // second destination of "a|p" pairs
+  std::int64_t imm = 0;        // Imm bits, Address offset, Label target pc
+  std::int64_t symbol = 0;     // resolved symbol value (address, offset, function index)
+  bool has_symbol = false;
+  std::vector<std::int32_t> regs;  // Vector elements (-1 = sink)
+};
+
+struct Instruction {
+  Opcode op = Opcode::Invalid;
+  Type type = Type::None;   // the instruction type (last type suffix for most)
+  Type type2 = Type::None;  // the other type (cvt source, setp/set destination ...)
+  Space space = Space::None;
+  Cmp cmp = Cmp::None;
+  Round round = Round::None;
+  Mode mode = Mode::None;
+  Cmp bool_op = Cmp::None;  // unused placeholder for set/setp .and/.or/.xor (in flags)
+  std::uint8_t vec = 1;
+  std::uint8_t nops = 0;
+  std::int32_t guard = -1;  // predicate register, or -1
+  bool guard_negated = false;
+  std::uint32_t flags = 0;
+  std::uint32_t line = 0;
+  std::uint32_t column = 0;
+  std::uint32_t reconverge = 0;  // for branches: the immediate post-dominator pc
+  Operand ops[6];
+  std::string text;         // the source statement, for error messages only
+  std::string unsupported;  // why this form cannot run; empty when it can
+  bool has(Flag f) const { return (flags & f) != 0; }
+};
+
+struct Register {
+  std::string name;
+  Type type = Type::None;
+};
+
+struct Param {
+  std::string name;
+  Type type = Type::None;
+  std::uint32_t offset = 0;  // in the kernel parameter buffer or the function's param frame
+  std::uint32_t size = 0;
+  std::uint32_t align = 1;
+};
+
+struct Function {
+  std::string name;
+  bool is_entry = false;
+  bool defined = false;  // has a body (not just a prototype)
+  std::vector<Param> params;
+  std::vector<Param> returns;
+  std::vector<Register> registers;
+  std::vector<Instruction> code;
+  std::uint32_t param_bytes = 0;             // kernel parameter buffer size
+  std::uint32_t call_param_bytes = 0;        // scratch for .param declared in the body (call args)
+  std::uint32_t local_bytes = 0;             // this function's frame of .local variables
+  std::uint32_t static_shared_bytes = 0;     // module and function .shared, laid out per kernel
+  std::uint32_t max_threads[3] = {0, 0, 0};  // .maxntid / .reqntid
+  bool threads_required = false;
+  std::uint32_t line = 0;
+};
+
+struct Variable {
+  std::string name;
+  Space space = Space::None;
+  Type type = Type::None;
+  std::uint64_t size = 0;  // bytes; 0 for an unsized extern array
+  std::uint32_t align = 1;
+  std::vector<std::uint8_t> init;  // initial bytes (zeros when none given)
+  bool is_extern = false;
+  std::uint32_t offset = 0;  // shared: offset in the CTA's static shared area
+  std::uint32_t line = 0;
+  // Initializers that name other symbols (generic(var) or var): byte offset -> symbol.
+  std::vector<std::pair<std::uint64_t, std::string>> address_init;
+};
+
+struct Unsupported {
+  std::string function;
+  std::uint32_t line = 0;
+  std::string text;
+  std::string reason;
+};
+
+class Module {
+ public:
+  // Parses PTX text; throws ParseError naming file:line:col and the text.
+  static std::shared_ptr<const Module> parse(const std::string& text, const std::string& file);
+
+  std::string file;
+  std::string version;
+  std::string target;
+  unsigned address_size = 64;
+  std::vector<Function> functions;
+  std::vector<Variable> variables;  // module-scope .global/.const/.shared
+  std::map<std::string, std::size_t> function_index;
+
+  const Function* find(const std::string& name) const;
+  std::vector<Unsupported> unsupported() const;
+};
+
+}  // namespace cnuas::ptx

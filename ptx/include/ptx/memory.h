@@ -1,0 +1,44 @@
+// Device memory the PTX engine reads and writes: allocations in one 64-bit
+// address space, every access bounds-checked against the allocation it falls in.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+
+namespace cnuas::ptx {
+
+// Generic-address windows for the per-CTA shared and per-thread local spaces;
+// global allocations live far above them.
+constexpr std::uint64_t kSharedWindow = 0x0000'0100'0000'0000ull;
+constexpr std::uint64_t kLocalWindow = 0x0000'0200'0000'0000ull;
+constexpr std::uint64_t kWindowSize = 0x0000'0001'0000'0000ull;
+constexpr std::uint64_t kGlobalBase = 0x0000'7000'0000'0000ull;
+
+class DeviceMemory {
+ public:
+  // Zero-filled, aligned to `align` (a power of two).
+  std::uint64_t allocate(std::uint64_t bytes, std::uint64_t align = 256);
+  // Throws std::invalid_argument when addr is not the start of an allocation.
+  void free(std::uint64_t addr);
+  // Host-side copies; throw std::out_of_range when the range is not allocated.
+  void write(std::uint64_t addr, const void* src, std::uint64_t bytes);
+  void read(std::uint64_t addr, void* dst, std::uint64_t bytes) const;
+  // The bytes [addr, addr+bytes) when they lie inside one allocation, else nullptr.
+  std::uint8_t* find(std::uint64_t addr, std::uint64_t bytes);
+  std::uint64_t allocated_bytes() const { return allocated_; }
+
+ private:
+  struct Block {
+    std::uint64_t size;
+    std::unique_ptr<std::uint8_t[]> data;
+  };
+  std::map<std::uint64_t, Block> blocks_;
+  std::uint64_t next_ = kGlobalBase;
+  std::uint64_t allocated_ = 0;
+  // The last allocation hit: most accesses of a kernel fall in the same few.
+  std::uint64_t hit_base_ = 0, hit_end_ = 0;
+  std::uint8_t* hit_data_ = nullptr;
+};
+
+}  // namespace cnuas::ptx

@@ -1,0 +1,317 @@
+#include "decode.h"
+
+#include <map>
+#include <set>
+#include <vector>
+
+namespace cnuas::ptx {
+namespace {
+
+std::vector<std::string> split(const std::string& word) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t dot = word.find('.', start);
+    parts.push_back(word.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+const std::map<std::string, Cmp>& comparisons() {
+  static const std::map<std::string, Cmp> m{
+      {"eq", Cmp::Eq},   {"ne", Cmp::Ne},   {"lt", Cmp::Lt},   {"le", Cmp::Le},   {"gt", Cmp::Gt},
+      {"ge", Cmp::Ge},   {"lo", Cmp::Lo},   {"ls", Cmp::Ls},   {"hi", Cmp::Hi},   {"hs", Cmp::Hs},
+      {"equ", Cmp::Equ}, {"neu", Cmp::Neu}, {"ltu", Cmp::Ltu}, {"leu", Cmp::Leu}, {"gtu", Cmp::Gtu},
+      {"geu", Cmp::Geu}, {"num", Cmp::Num}, {"nan", Cmp::Nan}};
+  return m;
+}
+
+const std::map<std::string, Round>& roundings() {
+  static const std::map<std::string, Round> m{
+      {"rn", Round::Rn},   {"rz", Round::Rz},  {"rm", Round::Rm},   {"rp", Round::Rp},
+      {"rna", Round::Rna}, {"rs", Round::Rs},  {"rni", Round::Rni}, {"rzi", Round::Rzi},
+      {"rmi", Round::Rmi}, {"rpi", Round::Rpi}};
+  return m;
+}
+
+const std::map<std::string, Mode>& modes() {
+  static const std::map<std::string, Mode> m{
+      {"add", Mode::Add},   {"min", Mode::Min},   {"max", Mode::Max},   {"inc", Mode::Inc},
+      {"dec", Mode::Dec},   {"and", Mode::And},   {"or", Mode::Or},     {"xor", Mode::Xor},
+      {"exch", Mode::Exch}, {"cas", Mode::Cas},   {"f4e", Mode::F4e},   {"b4e", Mode::B4e},
+      {"rc8", Mode::Rc8},   {"ecl", Mode::Ecl},   {"ecr", Mode::Ecr},   {"rc16", Mode::Rc16},
+      {"uni", Mode::Uni},   {"all", Mode::All},   {"any", Mode::Any},   {"ballot", Mode::Ballot},
+      {"up", Mode::Up},     {"down", Mode::Down}, {"bfly", Mode::Bfly}, {"idx", Mode::Idx},
+      {"l", Mode::L},       {"r", Mode::R},       {"popc", Mode::Popc}};
+  return m;
+}
+
+const std::map<std::string, Flag>& flags() {
+  static const std::map<std::string, Flag> m{
+      {"ftz", kFtz},   {"sat", kSat},         {"approx", kApprox},
+      {"full", kFull}, {"hi", kHi},           {"lo", kLo},
+      {"wide", kWide}, {"uni", kUni},         {"shiftamt", kShiftAmt},
+      {"cc", kCc},     {"clamp", kClamp},     {"wrap", kWrap},
+      {"NaN", kNaN},   {"aligned", kAligned}, {"sync", kSync},
+      {"to", kTo}};
+  return m;
+}
+
+// Qualifiers about caching, ordering and scope: in a functional model that runs
+// memory operations one at a time in program order they change nothing.
+bool harmless(const std::string& m) {
+  static const std::set<std::string> s{"ca",
+                                       "cg",
+                                       "cs",
+                                       "lu",
+                                       "cv",
+                                       "wb",
+                                       "wt",
+                                       "nc",
+                                       "volatile",
+                                       "relaxed",
+                                       "acquire",
+                                       "release",
+                                       "acq_rel",
+                                       "sc",
+                                       "weak",
+                                       "strong",
+                                       "cta",
+                                       "gpu",
+                                       "sys",
+                                       "cluster",
+                                       "mmio",
+                                       "L1::evict_normal",
+                                       "L1::evict_unchanged",
+                                       "L1::evict_first",
+                                       "L1::evict_last",
+                                       "L1::no_allocate",
+                                       "L2::evict_normal",
+                                       "L2::evict_first",
+                                       "L2::evict_last",
+                                       "L2::cache_hint",
+                                       "L2::64B",
+                                       "L2::128B",
+                                       "L2::256B",
+                                       "level::eviction_priority",
+                                       "noftz",
+                                       "unified",
+                                       "L1",
+                                       "L2",
+                                       "shared::cta",
+                                       "proxy",
+                                       "async",
+                                       "noinc",
+                                       "collector::b128",
+                                       "commit_group",
+                                       "wait_group",
+                                       "wait_all"};
+  return s.count(m) != 0 || m.rfind("L2::", 0) == 0 || m.rfind("L1::", 0) == 0;
+}
+
+Space space_word(const std::string& m) {
+  if (m == "global") return Space::Global;
+  if (m == "shared" || m == "shared::cta") return Space::Shared;
+  if (m == "shared::cluster") return Space::SharedCluster;
+  if (m == "local") return Space::Local;
+  if (m == "const") return Space::Const;
+  if (m == "param" || m == "param::entry" || m == "param::func") return Space::Param;
+  return Space::None;
+}
+
+const std::map<std::string, Mode>& testp_modes() {
+  static const std::map<std::string, Mode> m{
+      {"finite", Mode::Finite}, {"infinite", Mode::Infinite},
+      {"number", Mode::Number}, {"notanumber", Mode::NotANumber},
+      {"normal", Mode::Normal}, {"subnormal", Mode::Subnormal}};
+  return m;
+}
+
+bool uses_comparison(Opcode op) {
+  return op == Opcode::setp || op == Opcode::set || op == Opcode::slct || op == Opcode::vset ||
+         op == Opcode::vset2 || op == Opcode::vset4;
+}
+
+bool uses_mode(Opcode op) {
+  return op == Opcode::atom || op == Opcode::red || op == Opcode::redux || op == Opcode::prmt ||
+         op == Opcode::vote || op == Opcode::shfl || op == Opcode::shf || op == Opcode::bar ||
+         op == Opcode::barrier || op == Opcode::multimem;
+}
+
+}  // namespace
+
+bool decode_opcode(const std::string& word, Instruction& inst) {
+  const std::vector<std::string> parts = split(word);
+  const auto op = opcode_from_name(parts[0]);
+  if (!op) return false;
+  inst.op = *op;
+  std::vector<Type> types;
+  for (std::size_t k = 1; k < parts.size(); ++k) {
+    const std::string& m = parts[k];
+    if (auto t = type_from_name(m)) {
+      types.push_back(*t);
+    } else if (m == "v2" || m == "v4" || m == "v8") {
+      inst.vec = static_cast<std::uint8_t>(m[1] - '0');
+    } else if (Space s = space_word(m); s != Space::None) {
+      inst.space = s;
+    } else if (uses_comparison(inst.op) && comparisons().count(m) && inst.cmp == Cmp::None) {
+      inst.cmp = comparisons().at(m);
+    } else if (uses_comparison(inst.op) && (m == "and" || m == "or" || m == "xor")) {
+      inst.flags |= m == "and" ? kAnd : m == "or" ? kOr : kXor;
+    } else if (roundings().count(m)) {
+      inst.round = roundings().at(m);
+    } else if (uses_mode(inst.op) && modes().count(m) && inst.mode == Mode::None) {
+      inst.mode = modes().at(m);
+    } else if (inst.op == Opcode::testp && testp_modes().count(m)) {
+      inst.mode = testp_modes().at(m);
+    } else if (inst.op == Opcode::match && (m == "any" || m == "all")) {
+      inst.mode = m == "any" ? Mode::Any : Mode::All;
+    } else if (flags().count(m)) {
+      inst.flags |= flags().at(m);
+    } else if (inst.op == Opcode::bar && m == "warp") {
+      inst.flags |= kSync;  // bar.warp.sync
+      inst.mode = Mode::Uni;
+    } else if ((inst.op == Opcode::bar || inst.op == Opcode::barrier) &&
+               (m == "arrive" || m == "red")) {
+      inst.flags |= m == "arrive" ? kArrive : kRed;
+    } else if (inst.op == Opcode::cvta && m == "to") {
+      inst.flags |= kTo;
+    } else if (harmless(m)) {
+      // accepted: no functional effect
+    } else if (inst.unsupported.empty()) {
+      inst.unsupported = "modifier ." + m + " of " + parts[0];
+    }
+  }
+  if (!types.empty()) {
+    inst.type = types.back();
+    inst.type2 = types.front();
+    if (inst.op == Opcode::cvt && types.size() == 2) {
+      inst.type = types[0];   // destination
+      inst.type2 = types[1];  // source
+    }
+    if (inst.op == Opcode::set && types.size() == 2) {
+      inst.type2 = types[0];  // destination
+      inst.type = types[1];   // compared values
+    }
+  }
+  if (types.size() > 2 && inst.unsupported.empty()) inst.unsupported = "the typed form " + word;
+  return true;
+}
+
+}  // namespace cnuas::ptx
+
+namespace cnuas::ptx {
+
+void check_supported(Instruction& inst) {
+  static const std::set<Opcode> implemented{Opcode::abs,
+                                            Opcode::activemask,
+                                            Opcode::add,
+                                            Opcode::addc,
+                                            Opcode::and_,
+                                            Opcode::applypriority,
+                                            Opcode::atom,
+                                            Opcode::bar,
+                                            Opcode::barrier,
+                                            Opcode::bfe,
+                                            Opcode::bfi,
+                                            Opcode::bfind,
+                                            Opcode::bmsk,
+                                            Opcode::bra,
+                                            Opcode::brev,
+                                            Opcode::brkpt,
+                                            Opcode::brx,
+                                            Opcode::call,
+                                            Opcode::clz,
+                                            Opcode::cnot,
+                                            Opcode::copysign,
+                                            Opcode::cos,
+                                            Opcode::cp,
+                                            Opcode::cvt,
+                                            Opcode::cvta,
+                                            Opcode::discard,
+                                            Opcode::div,
+                                            Opcode::dp2a,
+                                            Opcode::dp4a,
+                                            Opcode::elect,
+                                            Opcode::ex2,
+                                            Opcode::exit,
+                                            Opcode::fence,
+                                            Opcode::fma,
+                                            Opcode::griddepcontrol,
+                                            Opcode::isspacep,
+                                            Opcode::ld,
+                                            Opcode::ldu,
+                                            Opcode::lg2,
+                                            Opcode::lop3,
+                                            Opcode::mad,
+                                            Opcode::mad24,
+                                            Opcode::madc,
+                                            Opcode::match,
+                                            Opcode::max,
+                                            Opcode::membar,
+                                            Opcode::min,
+                                            Opcode::mov,
+                                            Opcode::mul,
+                                            Opcode::mul24,
+                                            Opcode::nanosleep,
+                                            Opcode::neg,
+                                            Opcode::not_,
+                                            Opcode::or_,
+                                            Opcode::pmevent,
+                                            Opcode::popc,
+                                            Opcode::prefetch,
+                                            Opcode::prefetchu,
+                                            Opcode::prmt,
+                                            Opcode::rcp,
+                                            Opcode::red,
+                                            Opcode::redux,
+                                            Opcode::rem,
+                                            Opcode::ret,
+                                            Opcode::rsqrt,
+                                            Opcode::sad,
+                                            Opcode::selp,
+                                            Opcode::set,
+                                            Opcode::setmaxnreg,
+                                            Opcode::setp,
+                                            Opcode::shf,
+                                            Opcode::shfl,
+                                            Opcode::shl,
+                                            Opcode::shr,
+                                            Opcode::sin,
+                                            Opcode::slct,
+                                            Opcode::sqrt,
+                                            Opcode::st,
+                                            Opcode::sub,
+                                            Opcode::subc,
+                                            Opcode::szext,
+                                            Opcode::tanh,
+                                            Opcode::testp,
+                                            Opcode::trap,
+                                            Opcode::vote,
+                                            Opcode::xor_};
+  if (!implemented.count(inst.op)) {
+    inst.unsupported =
+        "the instruction " + std::string(opcode_name(inst.op)) + " is not implemented";
+    return;
+  }
+  if (inst.space == Space::SharedCluster)
+    inst.unsupported = "distributed shared memory (.shared::cluster) is not implemented";
+  if (inst.type == Type::B128) inst.unsupported = "128-bit (.b128) operands are not implemented";
+  const bool transcendental = inst.op == Opcode::sin || inst.op == Opcode::cos ||
+                              inst.op == Opcode::lg2 || inst.op == Opcode::rsqrt;
+  if (transcendental && inst.type != Type::F32 && inst.type != Type::F64)
+    inst.unsupported =
+        std::string(opcode_name(inst.op)) + " on ." + std::string(type_name(inst.type));
+  if ((inst.op == Opcode::div || inst.op == Opcode::rcp || inst.op == Opcode::sqrt) &&
+      (inst.type == Type::F16 || inst.type == Type::F16x2 || inst.type == Type::BF16 ||
+       inst.type == Type::BF16x2))
+    inst.unsupported =
+        std::string(opcode_name(inst.op)) + " on ." + std::string(type_name(inst.type));
+  if (inst.op == Opcode::cp && inst.nops >= 1 && inst.ops[0].kind == Operand::Kind::Address &&
+      inst.space != Space::Global)
+    inst.unsupported = "cp forms other than cp.async.shared.global";
+}
+
+}  // namespace cnuas::ptx

@@ -1,0 +1,20 @@
+// Turns an opcode word ("setp.ge.s32", "ld.global.nc.v4.f32") into the enums
+// and flags of an Instruction, and decides whether the executor runs that form.
+#pragma once
+
+#include <string>
+
+#include "ptx/ir.h"
+
+namespace cnuas::ptx {
+
+// Fills op, types, space, cmp, round, mode, vec and flags. Returns false when
+// the opcode itself is not a PTX instruction. Unknown or unimplemented
+// modifiers set inst.unsupported rather than failing: the module still loads.
+bool decode_opcode(const std::string& word, Instruction& inst);
+
+// After operands are parsed: checks that the executor implements this form
+// (operand count and kinds, types) and sets inst.unsupported when not.
+void check_supported(Instruction& inst);
+
+}  // namespace cnuas::ptx

@@ -1,0 +1,129 @@
+// Internal state of a running CTA, shared by the instruction groups.
+#pragma once
+
+#include <cstring>
+#include <ostream>
+#include <vector>
+
+#include "ptx/executor.h"
+
+namespace cnuas::ptx {
+
+struct SimtEntry {
+  std::uint32_t pc;
+  std::uint32_t rpc;  // reconvergence pc; ~0u for the bottom entry of a frame
+  std::uint32_t mask;
+};
+
+struct Frame {
+  const Function* fn;
+  std::uint32_t reg_base;    // first register of this frame in Warp::regs
+  std::uint32_t stack_base;  // this frame's bytes in each lane's stack
+  std::uint32_t return_pc;
+  std::size_t simt_depth;   // SIMT stack size below this frame
+  const Instruction* call;  // the call that made it (null for the kernel)
+};
+
+// Frame layout in a lane's stack: [params | locals | call parameters].
+inline std::uint32_t align16(std::uint32_t v) {
+  return (v + 15) & ~15u;
+}
+inline std::uint32_t locals_offset(const Function& f) {
+  return align16(f.param_bytes);
+}
+inline std::uint32_t call_params_offset(const Function& f) {
+  return locals_offset(f) + align16(f.local_bytes);
+}
+inline std::uint32_t frame_bytes(const Function& f) {
+  return call_params_offset(f) + align16(f.call_param_bytes);
+}
+
+struct Warp {
+  std::uint32_t index = 0;
+  std::uint32_t valid = 0;   // lanes that hold a thread
+  std::uint32_t exited = 0;  // lanes that ran exit/ret from the kernel
+  std::vector<SimtEntry> simt;
+  std::vector<Frame> frames;
+  std::vector<std::uint64_t> regs;  // (reg_base + r) * 32 + lane
+  std::vector<std::uint8_t> stack;  // lane * stack_bytes + offset
+  std::uint8_t carry[32] = {};
+  bool waiting = false;  // at a barrier
+  std::uint32_t barrier_id = 0;
+  const Instruction* bar_inst = nullptr;  // a pending bar.red
+  std::uint32_t bar_mask = 0;
+  bool done() const { return simt.empty(); }
+};
+
+struct Executor::Cta::State {
+  const LoadedModule* module = nullptr;
+  const Function* kernel = nullptr;
+  const LaunchConfig* config = nullptr;
+  DeviceMemory* memory = nullptr;
+  std::ostream* out = nullptr;
+  Dim3 cta;
+  std::uint32_t threads = 0;
+  std::vector<Warp> warps;
+  std::vector<std::uint8_t> shared;
+  std::uint32_t dynamic_shared_base = 0;
+  // Barriers: threads arrived per barrier id and the reduction value.
+  std::uint32_t arrived[16] = {};
+  std::uint64_t bar_red[16] = {};
+  std::uint32_t bar_expected[16] = {};
+  LaunchStats stats;
+  std::uint64_t limit = 0;
+  std::uint64_t clock = 0;
+
+  Dim3 thread_of(const Warp& w, unsigned lane) const {
+    const std::uint32_t linear = w.index * 32 + lane;
+    const Dim3 b = config->block;
+    return {linear % b.x, (linear / b.x) % b.y, linear / (b.x * b.y)};
+  }
+  [[noreturn]] void fault(const Warp& w, unsigned lane, const Instruction& i,
+                          const std::string& message) const {
+    throw ExecutionError(kernel->name, cta, thread_of(w, lane), i.line, i.text, message);
+  }
+};
+
+// The context one instruction executes in.
+struct Ctx {
+  Executor::Cta::State& s;
+  Warp& w;
+  const Frame& frame;
+  std::uint32_t mask;  // active lanes after the guard
+  StepRecord* record;
+
+  std::uint64_t* reg(std::int32_t r) { return &w.regs[(frame.reg_base + r) * 32u]; }
+  // Source operand as 32 lane values: a register's own storage, or `scratch` filled.
+  const std::uint64_t* src(const Operand& o, std::uint64_t* scratch);
+  std::uint64_t symbol_value(const Operand& o, unsigned lane) const;
+  std::uint64_t special(const Operand& o, unsigned lane) const;
+  [[noreturn]] void fault(unsigned lane, const Instruction& i, const std::string& m) const {
+    s.fault(w, lane, i, m);
+  }
+  std::uint8_t* lane_stack(unsigned lane) {
+    return w.stack.data() + static_cast<std::size_t>(lane) * s.config->stack_bytes;
+  }
+};
+
+// Instruction groups; each returns false when it does not handle the opcode.
+bool exec_integer(Ctx& c, const Instruction& i);
+bool exec_float(Ctx& c, const Instruction& i);
+bool exec_convert(Ctx& c, const Instruction& i);
+bool exec_memory(Ctx& c, const Instruction& i);
+bool exec_warp(Ctx& c, const Instruction& i);
+
+// Writes v (truncated to the type) to lane l of register operand o; ignores sinks.
+inline void put(Ctx& c, const Operand& o, unsigned lane, std::uint64_t v) {
+  if (o.kind == Operand::Kind::Reg) c.reg(o.reg)[lane] = v;
+}
+
+template <class F>
+inline void each_lane(std::uint32_t mask, F&& f) {
+  while (mask) {
+    const unsigned l = static_cast<unsigned>(__builtin_ctz(mask));
+    mask &= mask - 1;
+    f(l);
+  }
+}
+
+}  // namespace cnuas::ptx

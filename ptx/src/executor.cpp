@@ -1,0 +1,614 @@
+// Grids, CTAs and warps; the SIMT stack, calls, barriers and the dispatch of
+// each instruction to its group.
+#include "ptx/executor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <ostream>
+#include <stdexcept>
+
+#include "exec_state.h"
+#include "printf.h"
+
+namespace cnuas::ptx {
+
+// --- LoadedModule -------------------------------------------------------------
+
+LoadedModule::LoadedModule(std::shared_ptr<const Module> module, DeviceMemory& memory)
+    : module_(std::move(module)) {
+  const auto& vars = module_->variables;
+  addresses_.assign(vars.size(), 0);
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    const Variable& v = vars[i];
+    if (v.space != Space::Global && v.space != Space::Const) continue;
+    addresses_[i] =
+        memory.allocate(std::max<std::uint64_t>(v.size, 1), std::max<std::uint64_t>(v.align, 16));
+    if (!v.init.empty()) memory.write(addresses_[i], v.init.data(), v.init.size());
+  }
+  // Initializers that hold the address of another variable.
+  for (std::size_t i = 0; i < vars.size(); ++i)
+    for (const auto& [offset, name] : vars[i].address_init) {
+      std::uint64_t target = 0;
+      for (std::size_t j = 0; j < vars.size(); ++j)
+        if (vars[j].name == name) target = addresses_[j];
+      memory.write(addresses_[i] + offset, &target, 8);
+    }
+}
+
+std::uint64_t LoadedModule::symbol_address(const std::string& name) const {
+  const auto& vars = module_->variables;
+  for (std::size_t i = 0; i < vars.size(); ++i)
+    if (vars[i].name == name && (vars[i].space == Space::Global || vars[i].space == Space::Const))
+      return addresses_[i];
+  throw std::invalid_argument("no .global or .const variable named '" + name + "'");
+}
+
+// --- operands -----------------------------------------------------------------
+
+std::uint64_t Ctx::symbol_value(const Operand& o, unsigned) const {
+  const Function& f = *frame.fn;
+  switch (o.symbol_kind) {
+    case SymbolKind::Global:
+    case SymbolKind::Const:
+      return s.module->variable_address(static_cast<std::size_t>(o.symbol));
+    case SymbolKind::Shared:
+      return o.symbol >= 0 ? static_cast<std::uint64_t>(o.symbol) : s.dynamic_shared_base;
+    case SymbolKind::Local:
+      return frame.stack_base + locals_offset(f) + static_cast<std::uint64_t>(o.symbol);
+    case SymbolKind::KernelParam:
+      return static_cast<std::uint64_t>(o.symbol);
+    case SymbolKind::FuncParam:
+      return frame.stack_base + static_cast<std::uint64_t>(o.symbol);
+    case SymbolKind::CallParam:
+      return frame.stack_base + call_params_offset(f) + static_cast<std::uint64_t>(o.symbol);
+    case SymbolKind::Function:
+      return static_cast<std::uint64_t>(o.symbol);
+  }
+  return 0;
+}
+
+std::uint64_t Ctx::special(const Operand& o, unsigned lane) const {
+  const LaunchConfig& cfg = *s.config;
+  auto pick = [&](Dim3 d) -> std::uint64_t {
+    return o.component == 0 ? d.x : o.component == 1 ? d.y : d.z;
+  };
+  const std::uint32_t bit = 1u << lane;
+  switch (o.special) {
+    case SpecialReg::Tid:
+      return pick(s.thread_of(w, lane));
+    case SpecialReg::Ntid:
+      return pick(cfg.block);
+    case SpecialReg::Ctaid:
+      return pick(s.cta);
+    case SpecialReg::Nctaid:
+      return pick(cfg.grid);
+    case SpecialReg::Laneid:
+      return lane;
+    case SpecialReg::Warpid:
+      return w.index;
+    case SpecialReg::Nwarpid:
+      return 64;
+    case SpecialReg::Smid:
+      return (s.cta.x + cfg.grid.x * (s.cta.y + std::uint64_t{cfg.grid.y} * s.cta.z)) %
+             cfg.sm_count;
+    case SpecialReg::Nsmid:
+      return cfg.sm_count;
+    case SpecialReg::Gridid:
+      return 1;
+    case SpecialReg::LanemaskEq:
+      return bit;
+    case SpecialReg::LanemaskLe:
+      return (bit << 1) - 1;
+    case SpecialReg::LanemaskLt:
+      return bit - 1;
+    case SpecialReg::LanemaskGe:
+      return ~(bit - 1) & 0xffffffffu;
+    case SpecialReg::LanemaskGt:
+      return ~((bit << 1) - 1) & 0xffffffffu;
+    case SpecialReg::Clock:
+      return s.clock & 0xffffffffu;
+    case SpecialReg::Clock64:
+      return s.clock;
+    case SpecialReg::Globaltimer:
+      return s.clock * 1000;
+    case SpecialReg::DynamicSmemSize:
+      return cfg.dynamic_shared_bytes;
+    case SpecialReg::TotalSmemSize:
+      return s.shared.size();
+    case SpecialReg::ClusterCtaid:
+      return 0;
+    case SpecialReg::ClusterNctaid:
+      return 1;
+    case SpecialReg::ClusterCtarank:
+      return 0;
+    case SpecialReg::ClusterNctarank:
+      return 1;
+    case SpecialReg::Clusterid:
+      return pick(s.cta);
+    case SpecialReg::Nclusterid:
+      return pick(cfg.grid);
+    case SpecialReg::IsExplicitCluster:
+      return 0;
+    case SpecialReg::Envreg:
+      return 0;
+  }
+  return 0;
+}
+
+const std::uint64_t* Ctx::src(const Operand& o, std::uint64_t* scratch) {
+  switch (o.kind) {
+    case Operand::Kind::Reg:
+      if (o.component) {  // !p
+        const std::uint64_t* p = reg(o.reg);
+        for (unsigned l = 0; l < 32; ++l) scratch[l] = p[l] ? 0 : 1;
+        return scratch;
+      }
+      return reg(o.reg);
+    case Operand::Kind::Imm:
+      for (unsigned l = 0; l < 32; ++l) scratch[l] = static_cast<std::uint64_t>(o.imm);
+      return scratch;
+    case Operand::Kind::Special:
+      for (unsigned l = 0; l < 32; ++l) scratch[l] = special(o, l);
+      return scratch;
+    case Operand::Kind::Symbol: {
+      const std::uint64_t v = symbol_value(o, 0);
+      for (unsigned l = 0; l < 32; ++l) scratch[l] = v;
+      return scratch;
+    }
+    default:
+      for (unsigned l = 0; l < 32; ++l) scratch[l] = 0;
+      return scratch;
+  }
+}
+
+UnitClass unit_class(const Instruction& i) {
+  switch (i.op) {
+    case Opcode::ld:
+    case Opcode::st:
+    case Opcode::ldu:
+    case Opcode::atom:
+    case Opcode::red:
+    case Opcode::cp:
+    case Opcode::prefetch:
+    case Opcode::prefetchu:
+    case Opcode::ldmatrix:
+    case Opcode::stmatrix:
+    case Opcode::suld:
+    case Opcode::sust:
+    case Opcode::tex:
+    case Opcode::tld4:
+      return UnitClass::Memory;
+    case Opcode::bra:
+    case Opcode::brx:
+    case Opcode::call:
+    case Opcode::ret:
+    case Opcode::exit:
+    case Opcode::trap:
+      return UnitClass::Control;
+    case Opcode::bar:
+    case Opcode::barrier:
+    case Opcode::membar:
+    case Opcode::fence:
+    case Opcode::mbarrier:
+      return UnitClass::Sync;
+    case Opcode::mma:
+    case Opcode::wmma:
+    case Opcode::wgmma:
+      return UnitClass::Tensor;
+    case Opcode::sin:
+    case Opcode::cos:
+    case Opcode::ex2:
+    case Opcode::lg2:
+    case Opcode::rsqrt:
+    case Opcode::tanh:
+      return UnitClass::Sfu;
+    case Opcode::rcp:
+    case Opcode::sqrt:
+      return i.type == Type::F64 ? UnitClass::Fp64 : UnitClass::Sfu;
+    default:
+      if (i.type == Type::F64) return UnitClass::Fp64;
+      if (is_float(i.type)) return UnitClass::Fp32;
+      return UnitClass::Int;
+  }
+}
+
+// --- CTA ------------------------------------------------------------------------
+
+namespace {
+
+std::uint32_t popcount(std::uint32_t m) {
+  return static_cast<std::uint32_t>(__builtin_popcount(m));
+}
+
+std::uint32_t live_threads(const Executor::Cta::State& s) {
+  std::uint32_t n = 0;
+  for (const Warp& w : s.warps) n += popcount(w.valid & ~w.exited);
+  return n;
+}
+
+void check_barrier(Executor::Cta::State& s, std::uint32_t id) {
+  const std::uint32_t expected = s.bar_expected[id] ? s.bar_expected[id] : live_threads(s);
+  if (s.arrived[id] < expected || s.arrived[id] == 0) return;
+  for (Warp& w : s.warps) {
+    if (!w.waiting || w.barrier_id != id) continue;
+    w.waiting = false;
+    if (w.bar_inst) {  // bar.red: every waiting thread gets the CTA-wide result
+      const Instruction& i = *w.bar_inst;
+      const std::uint64_t n = s.bar_red[id];
+      const std::uint64_t v = i.mode == Mode::Popc ? n : i.mode == Mode::And ? n == 0 : n != 0;
+      const Operand& d = i.ops[0];
+      if (d.kind == Operand::Kind::Reg)
+        each_lane(w.bar_mask, [&](unsigned l) {
+          w.regs[(w.frames.back().reg_base + static_cast<std::uint32_t>(d.reg)) * 32u + l] = v;
+        });
+      w.bar_inst = nullptr;
+    }
+  }
+  s.arrived[id] = 0;
+  s.bar_red[id] = 0;
+  s.bar_expected[id] = 0;
+}
+
+void exit_lanes(Executor::Cta::State& s, Warp& w, std::uint32_t lanes) {
+  w.exited |= lanes;
+  for (SimtEntry& e : w.simt) e.mask &= ~lanes;
+  // Threads that leave may be the ones a barrier was waiting for.
+  for (std::uint32_t id = 0; id < 16; ++id)
+    if (s.arrived[id]) check_barrier(s, id);
+}
+
+void copy_call_args(Ctx& c, const Instruction& i, const Function& callee, std::uint32_t new_base,
+                    std::uint32_t lanes) {
+  const Operand& args = i.ops[2];
+  const Function& caller = *c.frame.fn;
+  if (args.regs.size() != callee.params.size())
+    c.fault(static_cast<unsigned>(__builtin_ctz(lanes)), i,
+            "call passes " + std::to_string(args.regs.size()) + " arguments to '" + callee.name +
+                "', which takes " + std::to_string(callee.params.size()));
+  each_lane(lanes, [&](unsigned l) {
+    std::uint8_t* stack = c.lane_stack(l);
+    for (std::size_t a = 0; a < args.regs.size(); ++a) {
+      const std::uint32_t from = c.frame.stack_base + call_params_offset(caller) +
+                                 static_cast<std::uint32_t>(args.regs[a]);
+      std::memmove(stack + new_base + callee.params[a].offset, stack + from, callee.params[a].size);
+    }
+  });
+}
+
+}  // namespace
+
+Executor::Cta::Cta(std::unique_ptr<State> s) : s_(std::move(s)) {}
+Executor::Cta::~Cta() = default;
+std::size_t Executor::Cta::warp_count() const {
+  return s_->warps.size();
+}
+bool Executor::Cta::warp_done(std::size_t w) const {
+  return s_->warps[w].done();
+}
+bool Executor::Cta::warp_waiting(std::size_t w) const {
+  return s_->warps[w].waiting;
+}
+const LaunchStats& Executor::Cta::stats() const {
+  return s_->stats;
+}
+bool Executor::Cta::done() const {
+  return std::all_of(s_->warps.begin(), s_->warps.end(), [](const Warp& w) { return w.done(); });
+}
+
+bool Executor::Cta::step(std::size_t wi, StepRecord* record) {
+  State& s = *s_;
+  Warp& w = s.warps[wi];
+  if (w.waiting) return false;
+  // Pop finished SIMT entries and frames.
+  for (;;) {
+    if (w.frames.size() > 1 && w.simt.size() == w.frames.back().simt_depth) {
+      const Frame done = w.frames.back();
+      w.frames.pop_back();
+      const Frame& caller = w.frames.back();
+      // Return values: callee's return params into the caller's call parameters.
+      const Operand& rets = done.call->ops[0];
+      const std::uint32_t lanes = w.simt.empty() ? 0 : w.simt.back().mask & ~w.exited;
+      each_lane(lanes, [&](unsigned l) {
+        std::uint8_t* stack = w.stack.data() + static_cast<std::size_t>(l) * s.config->stack_bytes;
+        for (std::size_t r = 0; r < rets.regs.size() && r < done.fn->returns.size(); ++r)
+          std::memmove(stack + caller.stack_base + call_params_offset(*caller.fn) +
+                           static_cast<std::uint32_t>(rets.regs[r]),
+                       stack + done.stack_base + done.fn->returns[r].offset,
+                       done.fn->returns[r].size);
+      });
+      w.regs.resize(static_cast<std::size_t>(done.reg_base) * 32);
+      continue;
+    }
+    if (w.simt.empty()) return false;
+    SimtEntry& top = w.simt.back();
+    if ((top.mask & ~w.exited) == 0 || top.pc == top.rpc) {
+      w.simt.pop_back();
+      continue;
+    }
+    break;
+  }
+  SimtEntry& top = w.simt.back();
+  const Frame& frame = w.frames.back();
+  const Function& fn = *frame.fn;
+  const std::uint32_t mask = top.mask & ~w.exited;
+  if (top.pc >= fn.code.size()) {  // fell off the end: an implicit ret
+    if (w.frames.size() == 1) {
+      exit_lanes(s, w, mask);
+    } else {
+      for (std::size_t e = frame.simt_depth; e < w.simt.size(); ++e) w.simt[e].mask &= ~mask;
+    }
+    return true;
+  }
+  const std::uint32_t pc = top.pc;
+  const Instruction& i = fn.code[pc];
+  std::uint32_t active = mask;
+  if (i.guard >= 0) {
+    const std::uint64_t* p = &w.regs[(frame.reg_base + static_cast<std::uint32_t>(i.guard)) * 32u];
+    std::uint32_t g = 0;
+    for (unsigned l = 0; l < 32; ++l) g |= static_cast<std::uint32_t>(p[l] != 0) << l;
+    active &= i.guard_negated ? ~g : g;
+  }
+  if (++s.stats.warp_instructions > s.limit)
+    s.fault(w, static_cast<unsigned>(__builtin_ctz(mask)), i,
+            "instruction limit of " + std::to_string(s.limit) +
+                " warp instructions reached (a kernel that never ends?)");
+  s.stats.thread_instructions += popcount(active);
+  ++s.clock;
+  if (record) {
+    record->pc = pc;
+    record->active = active;
+    record->inst = &i;
+    record->unit = unit_class(i);
+    record->space = Space::None;
+    record->access_bytes = 0;
+  }
+  if (!i.unsupported.empty())
+    s.fault(w, static_cast<unsigned>(__builtin_ctz(mask)), i, "not supported: " + i.unsupported);
+  Ctx c{s, w, frame, active, record};
+  switch (i.op) {
+    case Opcode::bra: {
+      const std::uint32_t target = static_cast<std::uint32_t>(i.ops[0].imm);
+      const std::uint32_t taken = active, fall = mask & ~active;
+      if (fall == 0) {
+        top.pc = target;
+      } else if (taken == 0) {
+        top.pc = pc + 1;
+      } else {
+        const std::uint32_t rpc = i.reconverge;
+        top.pc = rpc;
+        w.simt.push_back({pc + 1, rpc, fall});
+        w.simt.push_back({target, rpc, taken});
+      }
+      return true;
+    }
+    case Opcode::brx: {
+      const Operand& table = i.ops[1];
+      const std::uint64_t* index = c.reg(i.ops[0].reg);
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> groups;  // target, lanes
+      bool fault_lane = false;
+      unsigned bad = 0;
+      each_lane(active, [&](unsigned l) {
+        const std::uint64_t k = index[l] & 0xffffffffu;
+        if (k >= table.regs.size()) {
+          fault_lane = true;
+          bad = l;
+          return;
+        }
+        const std::uint32_t t = static_cast<std::uint32_t>(table.regs[k]);
+        auto g = std::find_if(groups.begin(), groups.end(), [&](auto& p) { return p.first == t; });
+        if (g == groups.end())
+          groups.push_back({t, 1u << l});
+        else
+          g->second |= 1u << l;
+      });
+      if (fault_lane) c.fault(bad, i, "brx.idx index beyond the branch table");
+      const std::uint32_t rest = mask & ~active;
+      if (groups.size() == 1 && rest == 0) {
+        top.pc = groups[0].first;
+        return true;
+      }
+      top.pc = i.reconverge;
+      if (rest) w.simt.push_back({pc + 1, i.reconverge, rest});
+      for (auto g = groups.rbegin(); g != groups.rend(); ++g)
+        w.simt.push_back({g->first, i.reconverge, g->second});
+      return true;
+    }
+    case Opcode::exit:
+      top.pc = pc + 1;
+      exit_lanes(s, w, active);
+      return true;
+    case Opcode::ret:
+      top.pc = pc + 1;
+      if (w.frames.size() == 1) {
+        exit_lanes(s, w, active);
+      } else {
+        for (std::size_t e = frame.simt_depth; e < w.simt.size(); ++e) w.simt[e].mask &= ~active;
+      }
+      return true;
+    case Opcode::trap:
+    case Opcode::brkpt:
+      if (active) s.fault(w, static_cast<unsigned>(__builtin_ctz(active)), i, "trap executed");
+      top.pc = pc + 1;
+      return true;
+    case Opcode::call: {
+      top.pc = pc + 1;
+      if (!active) return true;
+      const Function& callee =
+          s.module->module().functions[static_cast<std::size_t>(i.ops[1].symbol)];
+      if (!callee.defined) {
+        call_builtin(c, i, callee, *s.out);
+        return true;
+      }
+      const std::uint32_t base = frame.stack_base + frame_bytes(fn);
+      if (base + frame_bytes(callee) > s.config->stack_bytes)
+        s.fault(w, static_cast<unsigned>(__builtin_ctz(active)), i,
+                "call stack overflow: " + std::to_string(base + frame_bytes(callee)) +
+                    " bytes per thread needed, stack_bytes is " +
+                    std::to_string(s.config->stack_bytes));
+      if (w.stack.empty()) w.stack.assign(static_cast<std::size_t>(s.config->stack_bytes) * 32, 0);
+      copy_call_args(c, i, callee, base, active);
+      const std::uint32_t reg_base = static_cast<std::uint32_t>(w.regs.size() / 32);
+      w.regs.resize(w.regs.size() + callee.registers.size() * 32, 0);
+      w.frames.push_back({&callee, reg_base, base, pc + 1, w.simt.size(), &i});
+      w.simt.push_back({0, ~0u, active});
+      return true;
+    }
+    case Opcode::bar:
+    case Opcode::barrier: {
+      top.pc = pc + 1;
+      if (i.mode == Mode::Uni) return true;  // bar.warp.sync: a warp runs in lockstep here
+      std::uint64_t sa[32], sb[32];
+      const bool red = i.has(kRed);
+      const Operand& id_op = i.ops[red ? 1 : 0];
+      const std::uint32_t id = static_cast<std::uint32_t>(c.src(id_op, sa)[__builtin_ctz(mask)]);
+      if (id >= 16)
+        s.fault(w, static_cast<unsigned>(__builtin_ctz(mask)), i, "barrier id must be 0..15");
+      const std::size_t count_index = red ? 2 : 1;
+      const bool has_count = red ? i.nops == 4 : i.nops == 2;
+      if (has_count) {
+        s.bar_expected[id] =
+            static_cast<std::uint32_t>(c.src(i.ops[count_index], sb)[__builtin_ctz(mask)]);
+      }
+      if (red) {
+        const std::uint64_t* p = c.src(i.ops[i.nops - 1], sb);
+        each_lane(active, [&](unsigned l) {
+          const bool v = i.ops[i.nops - 1].component ? p[l] : p[l] != 0;
+          if (i.mode == Mode::Popc)
+            s.bar_red[id] += v;
+          else if (i.mode == Mode::And)
+            s.bar_red[id] += !v;  // counts false lanes
+          else
+            s.bar_red[id] += v;
+        });
+        w.bar_inst = &i;
+        w.bar_mask = active;
+      }
+      s.arrived[id] += popcount(active);
+      if (!i.has(kArrive)) {
+        w.waiting = true;
+        w.barrier_id = id;
+      }
+      check_barrier(s, id);
+      return true;
+    }
+    case Opcode::membar:
+    case Opcode::fence:
+    case Opcode::nanosleep:
+    case Opcode::prefetch:
+    case Opcode::prefetchu:
+    case Opcode::discard:
+    case Opcode::applypriority:
+    case Opcode::griddepcontrol:
+    case Opcode::pmevent:
+    case Opcode::setmaxnreg:
+      top.pc = pc + 1;
+      return true;
+    default:
+      break;
+  }
+  top.pc = pc + 1;
+  if (active == 0) return true;
+  if (exec_integer(c, i) || exec_float(c, i) || exec_convert(c, i) || exec_memory(c, i) ||
+      exec_warp(c, i))
+    return true;
+  s.fault(w, static_cast<unsigned>(__builtin_ctz(active)), i,
+          std::string("not supported: ") + std::string(opcode_name(i.op)) + " in this form");
+}
+
+void Executor::Cta::run() {
+  State& s = *s_;
+  for (;;) {
+    bool progress = false, all_done = true;
+    for (std::size_t w = 0; w < s.warps.size(); ++w) {
+      while (step(w, nullptr)) progress = true;
+      if (!s.warps[w].done()) all_done = false;
+    }
+    if (all_done) return;
+    if (!progress) {
+      for (const Warp& w : s.warps)
+        if (!w.done()) {
+          const Instruction& i = w.frames.back().fn->code[std::min<std::size_t>(
+              w.simt.back().pc ? w.simt.back().pc - 1 : 0, w.frames.back().fn->code.size() - 1)];
+          s.fault(w, static_cast<unsigned>(__builtin_ctz(w.simt.back().mask | 1u)), i,
+                  "barrier " + std::to_string(w.barrier_id) + " can never complete: " +
+                      std::to_string(s.arrived[w.barrier_id]) + " threads arrived, " +
+                      std::to_string(s.bar_expected[w.barrier_id] ? s.bar_expected[w.barrier_id]
+                                                                  : live_threads(s)) +
+                      " expected");
+        }
+    }
+  }
+}
+
+// --- Executor -------------------------------------------------------------------
+
+Executor::Executor(DeviceMemory& memory, std::ostream& printf_out)
+    : memory_(memory), out_(printf_out) {}
+Executor::~Executor() = default;
+
+std::unique_ptr<Executor::Cta> Executor::begin_cta(const LoadedModule& module,
+                                                   const std::string& kernel,
+                                                   const LaunchConfig& config, Dim3 cta_id) {
+  const Function* f = module.module().find(kernel);
+  if (!f || !f->is_entry || !f->defined)
+    throw std::invalid_argument("no kernel (.entry) named '" + kernel + "' in " +
+                                module.module().file);
+  const std::uint64_t threads = config.block.count();
+  if (threads == 0 || threads > 1024 || config.block.z > 64)
+    throw std::invalid_argument("block " + std::to_string(config.block.x) + "x" +
+                                std::to_string(config.block.y) + "x" +
+                                std::to_string(config.block.z) +
+                                " is not a valid CTA shape (1 to 1024 threads, z at most 64)");
+  if (config.grid.count() == 0) throw std::invalid_argument("the grid has no CTAs");
+  if (config.params.size() < f->param_bytes)
+    throw std::invalid_argument("kernel '" + kernel + "' takes " + std::to_string(f->param_bytes) +
+                                " parameter bytes; " + std::to_string(config.params.size()) +
+                                " given");
+  auto s = std::make_unique<Cta::State>();
+  s->module = &module;
+  s->kernel = f;
+  s->config = &config;
+  s->memory = &memory_;
+  s->out = &out_;
+  s->cta = cta_id;
+  s->threads = static_cast<std::uint32_t>(threads);
+  s->limit = config.instruction_limit ? config.instruction_limit : (1ull << 40);
+  s->dynamic_shared_base = align16(f->static_shared_bytes);
+  s->shared.assign(s->dynamic_shared_base + config.dynamic_shared_bytes, 0);
+  const std::uint32_t warps = (s->threads + 31) / 32;
+  s->warps.resize(warps);
+  for (std::uint32_t wi = 0; wi < warps; ++wi) {
+    Warp& w = s->warps[wi];
+    w.index = wi;
+    const std::uint32_t n = std::min<std::uint32_t>(32, s->threads - wi * 32);
+    w.valid = n == 32 ? ~0u : (1u << n) - 1;
+    w.regs.assign(f->registers.size() * 32, 0);
+    if (frame_bytes(*f) > 0) w.stack.assign(static_cast<std::size_t>(config.stack_bytes) * 32, 0);
+    w.frames.push_back({f, 0, 0, 0, 0, nullptr});
+    w.simt.push_back({0, ~0u, w.valid});
+  }
+  return std::make_unique<Cta>(std::move(s));
+}
+
+LaunchStats Executor::launch(const LoadedModule& module, const std::string& kernel,
+                             const LaunchConfig& config) {
+  LaunchStats total;
+  const Dim3 g = config.grid;
+  for (std::uint32_t z = 0; z < g.z; ++z)
+    for (std::uint32_t y = 0; y < g.y; ++y)
+      for (std::uint32_t x = 0; x < g.x; ++x) {
+        LaunchConfig cfg = config;
+        if (config.instruction_limit == 0) cfg.instruction_limit = 1ull << 40;
+        cfg.instruction_limit = cfg.instruction_limit > total.warp_instructions
+                                    ? cfg.instruction_limit - total.warp_instructions
+                                    : 1;
+        auto cta = begin_cta(module, kernel, cfg, {x, y, z});
+        cta->run();
+        total.warp_instructions += cta->stats().warp_instructions;
+        total.thread_instructions += cta->stats().thread_instructions;
+        ++total.ctas;
+      }
+  return total;
+}
+
+}  // namespace cnuas::ptx

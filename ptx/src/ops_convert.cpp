@@ -1,0 +1,221 @@
+// cvt between every pair of types (rounding, saturation, .ftz, .relu,
+// .satfinite), cvta between generic and state-space addresses, isspacep.
+#include <cfenv>
+#include <cmath>
+
+#include "half.h"
+#include "lanes.h"
+
+namespace cnuas::ptx {
+namespace {
+
+using u64 = std::uint64_t;
+using i64 = std::int64_t;
+__extension__ typedef __int128 i128;
+
+double float_in(u64 bits, Type t, bool ftz) {
+  switch (t) {
+    case Type::F64:
+      return bits_to_f64(bits);
+    case Type::F16:
+      return f16_to_f32(static_cast<std::uint16_t>(bits));
+    case Type::BF16:
+      return bf16_to_f32(static_cast<std::uint16_t>(bits));
+    default: {
+      float f = bits_to_f32(bits);
+      if (ftz && std::fpclassify(f) == FP_SUBNORMAL) f = std::copysign(0.0f, f);
+      return f;
+    }
+  }
+}
+
+double round_integral(double v, Round r) {
+  switch (r) {
+    case Round::Rzi:
+    case Round::Rz:
+      return std::trunc(v);
+    case Round::Rmi:
+    case Round::Rm:
+      return std::floor(v);
+    case Round::Rpi:
+    case Round::Rp:
+      return std::ceil(v);
+    default:
+      return std::nearbyint(v);
+  }
+}
+
+// Float to integer: rounded, NaN -> 0, saturated to the destination range.
+u64 float_to_int(double v, Round r, Type dst) {
+  if (std::isnan(v)) return 0;
+  const unsigned bits = type_bits(dst);
+  v = round_integral(v, r == Round::None ? Round::Rzi : r);
+  if (is_signed(dst)) {
+    const double lo = -std::ldexp(1.0, static_cast<int>(bits) - 1);
+    const double hi = std::ldexp(1.0, static_cast<int>(bits) - 1);
+    if (v <= lo) return truncate(static_cast<u64>(static_cast<i64>(lo)), bits);
+    if (v >= hi)
+      return truncate(static_cast<u64>(bits == 64 ? INT64_MAX : static_cast<i64>(hi) - 1), bits);
+    return truncate(static_cast<u64>(static_cast<i64>(v)), bits);
+  }
+  if (v <= 0) return 0;
+  const double hi = std::ldexp(1.0, static_cast<int>(bits));
+  if (v >= hi) return truncate(~u64{0}, bits);
+  return static_cast<u64>(v);
+}
+
+int fenv_mode(Round r) {
+  switch (r) {
+    case Round::Rz:
+      return FE_TOWARDZERO;
+    case Round::Rm:
+      return FE_DOWNWARD;
+    case Round::Rp:
+      return FE_UPWARD;
+    default:
+      return FE_TONEAREST;
+  }
+}
+
+u64 int_to_float(u64 v, Type src, Type dst, Round r) {
+  const bool s = is_signed(src);
+  const unsigned sb = type_bits(src);
+  const i64 sv = sign_extend(v, sb);
+  const u64 uv = truncate(v, sb);
+  if (dst == Type::F16 || dst == Type::BF16) {
+    // Integers up to 64 bits into double may round; f16 range is tiny, so a
+    // double carries every value that matters exactly below 2^53.
+    const double d = s ? static_cast<double>(sv) : static_cast<double>(uv);
+    return dst == Type::F16 ? f64_to_f16(d, r) : f64_to_bf16(d, r);
+  }
+  std::fesetround(fenv_mode(r));
+  u64 out;
+  if (dst == Type::F64) {
+    volatile double d = s ? static_cast<double>(sv) : static_cast<double>(uv);
+    out = f64_to_bits(d);
+  } else {
+    volatile float f = s ? static_cast<float>(sv) : static_cast<float>(uv);
+    out = f32_to_bits(f);
+  }
+  std::fesetround(FE_TONEAREST);
+  return out;
+}
+
+u64 float_to_float(double v, Type src, Type dst, const Instruction& i) {
+  const Round r = i.round;
+  const bool relu = false;
+  (void)relu;
+  if (src == dst || (r >= Round::Rni && r <= Round::Rpi)) {
+    // Same type: round to an integral value (cvt.rni.f32.f32) or apply .ftz/.sat.
+    if (r >= Round::Rni && r <= Round::Rpi) v = round_integral(v, r);
+  }
+  if (i.has(kSat)) v = std::isnan(v) ? 0.0 : v < 0 ? 0.0 : v > 1 ? 1.0 : v;
+  switch (dst) {
+    case Type::F64:
+      return f64_to_bits(v);
+    case Type::F32: {
+      float f = round_to_f32(v, r >= Round::Rni ? Round::Rn : r);
+      if (i.has(kFtz) && std::fpclassify(f) == FP_SUBNORMAL) f = std::copysign(0.0f, f);
+      return f32_to_bits(f);
+    }
+    case Type::F16:
+      return f64_to_f16(v, r >= Round::Rni ? Round::Rn : r);
+    case Type::BF16:
+      return f64_to_bf16(v, r >= Round::Rni ? Round::Rn : r);
+    case Type::TF32: {
+      // tf32: f32 layout with 10 mantissa bits kept (rna: ties away from zero).
+      const std::uint32_t b = static_cast<std::uint32_t>(f32_to_bits(static_cast<float>(v)));
+      if (std::isnan(v) || std::isinf(v)) return b;
+      const std::uint32_t rounded = r == Round::Rz ? b & 0xffffe000u : (b + 0x1000u) & 0xffffe000u;
+      return rounded;
+    }
+    default:
+      return 0;
+  }
+}
+
+u64 int_to_int(u64 v, Type src, Type dst, bool sat) {
+  const unsigned sb = type_bits(src), db = type_bits(dst);
+  const bool ss = is_signed(src), ds = is_signed(dst);
+  const i128 value = ss ? i128{sign_extend(v, sb)} : i128{truncate(v, sb)};
+  if (!sat) {
+    // Sign- or zero-extend per the source, then truncate.
+    return truncate(static_cast<u64>(static_cast<i64>(value)), db);
+  }
+  i128 lo, hi;
+  if (ds) {
+    lo = -(i128{1} << (db - 1));
+    hi = (i128{1} << (db - 1)) - 1;
+  } else {
+    lo = 0;
+    hi = (i128{1} << db) - 1;
+  }
+  const i128 c = value < lo ? lo : value > hi ? hi : value;
+  return truncate(static_cast<u64>(c), db);
+}
+
+}  // namespace
+
+bool exec_convert(Ctx& c, const Instruction& i) {
+  switch (i.op) {
+    case Opcode::cvt: {
+      const Type dst = i.type, src = i.type2;
+      const bool ftz = i.has(kFtz);
+      if (dst == Type::F16x2 || dst == Type::BF16x2) {  // two f32 into a packed pair: a high, b low
+        map2(c, i, [&](u64 a, u64 b) -> u64 {
+          const double hi = bits_to_f32(a), lo = bits_to_f32(b);
+          const bool bf = dst == Type::BF16x2;
+          const u64 h = bf ? f64_to_bf16(hi, i.round) : f64_to_f16(hi, i.round);
+          const u64 l = bf ? f64_to_bf16(lo, i.round) : f64_to_f16(lo, i.round);
+          return (h << 16) | l;
+        });
+        return true;
+      }
+      if (is_float(src) && is_float(dst)) {
+        map1(c, i, [&](u64 a) { return float_to_float(float_in(a, src, ftz), src, dst, i); });
+      } else if (is_float(src)) {
+        map1(c, i, [&](u64 a) { return float_to_int(float_in(a, src, ftz), i.round, dst); });
+      } else if (is_float(dst)) {
+        map1(c, i, [&](u64 a) { return int_to_float(a, src, dst, i.round); });
+      } else {
+        const bool sat = i.has(kSat);
+        map1(c, i, [&](u64 a) { return int_to_int(a, src, dst, sat); });
+      }
+      return true;
+    }
+    case Opcode::cvta: {
+      std::uint64_t window = 0;
+      if (i.space == Space::Shared)
+        window = kSharedWindow;
+      else if (i.space == Space::Local)
+        window = kLocalWindow;
+      const bool to = i.has(kTo);
+      const unsigned bits = type_bits(i.type);
+      map1(c, i, [=](u64 a) { return truncate(to ? a - window : a + window, bits); });
+      return true;
+    }
+    case Opcode::isspacep: {
+      const Space sp = i.space;
+      map1(c, i, [sp](u64 a) -> u64 {
+        const bool shared = a >= kSharedWindow && a < kSharedWindow + kWindowSize;
+        const bool local = a >= kLocalWindow && a < kLocalWindow + kWindowSize;
+        switch (sp) {
+          case Space::Shared:
+          case Space::SharedCluster:
+            return shared;
+          case Space::Local:
+            return local;
+          case Space::Global:
+            return !shared && !local;
+          default:
+            return 0;
+        }
+      });
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace cnuas::ptx

@@ -1,0 +1,533 @@
+// Floating-point instructions on f32, f64, f16, f16x2, bf16 and bf16x2:
+// arithmetic with every rounding mode, .ftz and .sat; the approximate
+// transcendental functions; min/max with PTX's NaN rules; testp, copysign;
+// setp/set on floats.
+#include <cfenv>
+#include <cmath>
+#include <limits>
+
+#include "half.h"
+#include "lanes.h"
+
+namespace cnuas::ptx {
+namespace {
+
+using u64 = std::uint64_t;
+
+int fenv_mode(Round r) {
+  switch (r) {
+    case Round::Rz:
+      return FE_TOWARDZERO;
+    case Round::Rm:
+      return FE_DOWNWARD;
+    case Round::Rp:
+      return FE_UPWARD;
+    default:
+      return FE_TONEAREST;
+  }
+}
+
+// Runs f under the rounding mode; this file is built with -frounding-math so
+// the compiler neither folds nor reorders the arithmetic across the switch.
+template <class F>
+auto with_rounding(Round r, F f) {
+  if (r == Round::None || r == Round::Rn) return f();
+  std::fesetround(fenv_mode(r));
+  const auto v = f();
+  std::fesetround(FE_TONEAREST);
+  return v;
+}
+
+float ftz(float v) {
+  return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(0.0f, v) : v;
+}
+
+float sat(float v) {
+  if (std::isnan(v)) return 0.0f;
+  return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+}
+
+float canonical_nan() {
+  return bits_to_f32(0x7fffffffu);
+}
+
+template <class T>
+T fmin_ptx(T a, T b, bool nan_propagates) {
+  if (std::isnan(a) || std::isnan(b)) {
+    if (nan_propagates || (std::isnan(a) && std::isnan(b)))
+      return std::numeric_limits<T>::quiet_NaN();
+    return std::isnan(a) ? b : a;
+  }
+  if (a == b) return std::signbit(a) ? a : b;  // -0 < +0
+  return a < b ? a : b;
+}
+
+template <class T>
+T fmax_ptx(T a, T b, bool nan_propagates) {
+  if (std::isnan(a) || std::isnan(b)) {
+    if (nan_propagates || (std::isnan(a) && std::isnan(b)))
+      return std::numeric_limits<T>::quiet_NaN();
+    return std::isnan(a) ? b : a;
+  }
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+// f32 operation with .ftz/.sat applied around a core.
+template <class F>
+void f32_op(Ctx& c, const Instruction& i, unsigned arity, F core) {
+  const bool z = i.has(kFtz), s = i.has(kSat);
+  auto wrap = [&](float v) {
+    if (z) v = ftz(v);
+    if (s) v = sat(v);
+    return f32_to_bits(v);
+  };
+  auto in = [&](u64 b) { return z ? ftz(bits_to_f32(b)) : bits_to_f32(b); };
+  if (arity == 1)
+    map1(c, i, [&](u64 a) { return wrap(core(in(a), 0.0f, 0.0f)); });
+  else if (arity == 2)
+    map2(c, i, [&](u64 a, u64 b) { return wrap(core(in(a), in(b), 0.0f)); });
+  else
+    map3(c, i, [&](u64 a, u64 b, u64 x) { return wrap(core(in(a), in(b), in(x))); });
+}
+
+template <class F>
+void f64_op(Ctx& c, const Instruction& i, unsigned arity, F core) {
+  auto in = [](u64 b) { return bits_to_f64(b); };
+  if (arity == 1)
+    map1(c, i, [&](u64 a) { return f64_to_bits(core(in(a), 0.0, 0.0)); });
+  else if (arity == 2)
+    map2(c, i, [&](u64 a, u64 b) { return f64_to_bits(core(in(a), in(b), 0.0)); });
+  else
+    map3(c, i, [&](u64 a, u64 b, u64 x) { return f64_to_bits(core(in(a), in(b), in(x))); });
+}
+
+// Half-precision (f16/bf16, scalar or packed pair): each half computed exactly
+// in double and rounded once (double has more than twice the precision, so the
+// result is the correctly rounded one).
+template <class F>
+void half_op(Ctx& c, const Instruction& i, unsigned arity, F core) {
+  const bool bf = i.type == Type::BF16 || i.type == Type::BF16x2;
+  const unsigned lanes = (i.type == Type::F16x2 || i.type == Type::BF16x2) ? 2 : 1;
+  const bool s = i.has(kSat), z = i.has(kFtz);
+  auto one = [&](std::uint16_t a, std::uint16_t b, std::uint16_t x) -> std::uint16_t {
+    auto val = [&](std::uint16_t h) -> double {
+      double v = bf ? bf16_to_f32(h) : f16_to_f32(h);
+      if (z && v != 0 && std::fabs(v) < (bf ? 1.17549435e-38 : 6.103515625e-05))
+        v = std::copysign(0.0, v);
+      return v;
+    };
+    double r = core(val(a), val(b), val(x));
+    if (s) r = std::isnan(r) ? 0.0 : r < 0 ? 0.0 : r > 1 ? 1.0 : r;
+    std::uint16_t h = bf ? f64_to_bf16(r, i.round) : f64_to_f16(r, i.round);
+    if (z) {
+      const double back = bf ? bf16_to_f32(h) : f16_to_f32(h);
+      if (back != 0 && std::fabs(back) < (bf ? 1.17549435e-38 : 6.103515625e-05)) h &= 0x8000;
+    }
+    return h;
+  };
+  auto packed = [&](u64 a, u64 b, u64 x) {
+    u64 r = 0;
+    for (unsigned k = 0; k < lanes; ++k)
+      r |= u64{one(static_cast<std::uint16_t>(a >> (16 * k)),
+                   static_cast<std::uint16_t>(b >> (16 * k)),
+                   static_cast<std::uint16_t>(x >> (16 * k)))}
+           << (16 * k);
+    return r;
+  };
+  if (arity == 1)
+    map1(c, i, [&](u64 a) { return packed(a, 0, 0); });
+  else if (arity == 2)
+    map2(c, i, [&](u64 a, u64 b) { return packed(a, b, 0); });
+  else
+    map3(c, i, [&](u64 a, u64 b, u64 x) { return packed(a, b, x); });
+}
+
+bool is_half(Type t) {
+  return t == Type::F16 || t == Type::F16x2 || t == Type::BF16 || t == Type::BF16x2;
+}
+
+}  // namespace
+
+double float_value(u64 bits, Type t) {
+  switch (t) {
+    case Type::F64:
+      return bits_to_f64(bits);
+    case Type::F16:
+      return f16_to_f32(static_cast<std::uint16_t>(bits));
+    case Type::BF16:
+      return bf16_to_f32(static_cast<std::uint16_t>(bits));
+    default:
+      return bits_to_f32(bits);
+  }
+}
+
+bool compare_float(Cmp cmp, double x, double y) {
+  const bool unordered = std::isnan(x) || std::isnan(y);
+  switch (cmp) {
+    case Cmp::Eq:
+      return !unordered && x == y;
+    case Cmp::Ne:
+      return !unordered && x != y;
+    case Cmp::Lt:
+      return !unordered && x < y;
+    case Cmp::Le:
+      return !unordered && x <= y;
+    case Cmp::Gt:
+      return !unordered && x > y;
+    case Cmp::Ge:
+      return !unordered && x >= y;
+    case Cmp::Equ:
+      return unordered || x == y;
+    case Cmp::Neu:
+      return unordered || x != y;
+    case Cmp::Ltu:
+      return unordered || x < y;
+    case Cmp::Leu:
+      return unordered || x <= y;
+    case Cmp::Gtu:
+      return unordered || x > y;
+    case Cmp::Geu:
+      return unordered || x >= y;
+    case Cmp::Num:
+      return !unordered;
+    case Cmp::Nan:
+      return unordered;
+    default:
+      return false;
+  }
+}
+
+bool exec_float(Ctx& c, const Instruction& i) {
+  const Type t = i.type;
+  if (!is_float(t)) return false;
+  const Round r = i.round;
+  const bool nan_mode = i.has(kNaN);
+  if (i.op == Opcode::setp || i.op == Opcode::set) {
+    std::uint64_t sa[32], sb[32], sp[32];
+    const u64* a = c.src(i.ops[1], sa);
+    const u64* b = c.src(i.ops[2], sb);
+    const bool combine = i.has(kAnd) || i.has(kOr) || i.has(kXor);
+    const u64* p = combine ? c.src(i.ops[3], sp) : nullptr;
+    const bool z = i.has(kFtz);
+    const unsigned halves = (t == Type::F16x2 || t == Type::BF16x2) ? 2 : 1;
+    each_lane(c.mask, [&](unsigned l) {
+      auto value = [&](u64 bits, unsigned k) {
+        if (halves == 2) {
+          const auto h = static_cast<std::uint16_t>(bits >> (16 * k));
+          return t == Type::F16x2 ? double{f16_to_f32(h)} : double{bf16_to_f32(h)};
+        }
+        double v = float_value(bits, t);
+        if (z && t == Type::F32) v = ftz(static_cast<float>(v));
+        return v;
+      };
+      for (unsigned k = 0; k < halves; ++k) {
+        bool res = compare_float(i.cmp, value(a[l], k), value(b[l], k));
+        bool inv = !res;
+        if (combine) {
+          const bool q = p[l] != 0;
+          if (i.has(kAnd))
+            res = res && q, inv = inv && q;
+          else if (i.has(kOr))
+            res = res || q, inv = inv || q;
+          else
+            res = res != q, inv = inv != q;
+        }
+        const Operand& d = i.ops[0];
+        if (i.op == Opcode::setp) {
+          if (halves == 2) {
+            // setp.f16x2 p|q: p from the low half, q from the high half
+            const std::int32_t reg = k == 0 ? d.reg : d.reg2;
+            if (reg >= 0) c.reg(reg)[l] = res;
+          } else {
+            if (d.kind == Operand::Kind::Reg) c.reg(d.reg)[l] = res;
+            if (d.reg2 >= 0) c.reg(d.reg2)[l] = inv;
+          }
+        } else {
+          u64 v = res ? truncate(~u64{0}, type_bits(i.type2)) : 0;
+          if (i.type2 == Type::F32) v = res ? 0x3f800000u : 0;
+          put(c, d, l, v);
+        }
+      }
+    });
+    return true;
+  }
+  if (is_half(t)) {
+    switch (i.op) {
+      case Opcode::add:
+        half_op(c, i, 2, [](double a, double b, double) { return a + b; });
+        return true;
+      case Opcode::sub:
+        half_op(c, i, 2, [](double a, double b, double) { return a - b; });
+        return true;
+      case Opcode::mul:
+        half_op(c, i, 2, [](double a, double b, double) { return a * b; });
+        return true;
+      case Opcode::fma:
+      case Opcode::mad:
+        half_op(c, i, 3, [](double a, double b, double x) { return std::fma(a, b, x); });
+        return true;
+      case Opcode::neg:
+        half_op(c, i, 1, [](double a, double, double) { return -a; });
+        return true;
+      case Opcode::abs:
+        half_op(c, i, 1, [](double a, double, double) { return std::fabs(a); });
+        return true;
+      case Opcode::min:
+        half_op(c, i, 2,
+                [nan_mode](double a, double b, double) { return fmin_ptx(a, b, nan_mode); });
+        return true;
+      case Opcode::max:
+        half_op(c, i, 2,
+                [nan_mode](double a, double b, double) { return fmax_ptx(a, b, nan_mode); });
+        return true;
+      case Opcode::ex2:
+        half_op(c, i, 1, [](double a, double, double) { return std::exp2(a); });
+        return true;
+      case Opcode::tanh:
+        half_op(c, i, 1, [](double a, double, double) { return std::tanh(a); });
+        return true;
+      default:
+        return false;
+    }
+  }
+  if (t == Type::F32) {
+    switch (i.op) {
+      case Opcode::add:
+        if (r == Round::None || r == Round::Rn) {
+          if (!i.has(kFtz) && !i.has(kSat)) {
+            map2(c, i, [](u64 a, u64 b) { return f32_to_bits(bits_to_f32(a) + bits_to_f32(b)); });
+            return true;
+          }
+        }
+        f32_op(c, i, 2, [r](float a, float b, float) {
+          return with_rounding(r, [&] {
+            volatile float v = a + b;
+            return float{v};
+          });
+        });
+        return true;
+      case Opcode::sub:
+        f32_op(c, i, 2, [r](float a, float b, float) {
+          return with_rounding(r, [&] {
+            volatile float v = a - b;
+            return float{v};
+          });
+        });
+        return true;
+      case Opcode::mul:
+        if ((r == Round::None || r == Round::Rn) && !i.has(kFtz) && !i.has(kSat)) {
+          map2(c, i, [](u64 a, u64 b) { return f32_to_bits(bits_to_f32(a) * bits_to_f32(b)); });
+          return true;
+        }
+        f32_op(c, i, 2, [r](float a, float b, float) {
+          return with_rounding(r, [&] {
+            volatile float v = a * b;
+            return float{v};
+          });
+        });
+        return true;
+      case Opcode::fma:
+      case Opcode::mad:
+        if ((r == Round::None || r == Round::Rn) && !i.has(kFtz) && !i.has(kSat)) {
+          map3(c, i, [](u64 a, u64 b, u64 x) {
+            return f32_to_bits(std::fma(bits_to_f32(a), bits_to_f32(b), bits_to_f32(x)));
+          });
+          return true;
+        }
+        f32_op(c, i, 3, [r](float a, float b, float x) {
+          return with_rounding(r, [&] {
+            volatile float v = std::fma(a, b, x);
+            return float{v};
+          });
+        });
+        return true;
+      case Opcode::div:
+        f32_op(c, i, 2, [r](float a, float b, float) {
+          return with_rounding(r, [&] {
+            volatile float v = a / b;
+            return float{v};
+          });
+        });
+        return true;
+      case Opcode::rcp:
+        f32_op(c, i, 1, [r](float a, float, float) {
+          return with_rounding(r, [&] {
+            volatile float v = 1.0f / a;
+            return float{v};
+          });
+        });
+        return true;
+      case Opcode::sqrt:
+        f32_op(c, i, 1, [r](float a, float, float) {
+          return with_rounding(r, [&] {
+            volatile float v = std::sqrt(a);
+            return float{v};
+          });
+        });
+        return true;
+      case Opcode::rsqrt:
+        f32_op(c, i, 1, [](float a, float, float) {
+          return static_cast<float>(1.0 / std::sqrt(double{a}));
+        });
+        return true;
+      case Opcode::sin:
+        f32_op(c, i, 1,
+               [](float a, float, float) { return static_cast<float>(std::sin(double{a})); });
+        return true;
+      case Opcode::cos:
+        f32_op(c, i, 1,
+               [](float a, float, float) { return static_cast<float>(std::cos(double{a})); });
+        return true;
+      case Opcode::lg2:
+        f32_op(c, i, 1,
+               [](float a, float, float) { return static_cast<float>(std::log2(double{a})); });
+        return true;
+      case Opcode::ex2:
+        f32_op(c, i, 1,
+               [](float a, float, float) { return static_cast<float>(std::exp2(double{a})); });
+        return true;
+      case Opcode::tanh:
+        f32_op(c, i, 1,
+               [](float a, float, float) { return static_cast<float>(std::tanh(double{a})); });
+        return true;
+      case Opcode::min:
+        f32_op(c, i, 2, [nan_mode](float a, float b, float) { return fmin_ptx(a, b, nan_mode); });
+        return true;
+      case Opcode::max:
+        f32_op(c, i, 2, [nan_mode](float a, float b, float) { return fmax_ptx(a, b, nan_mode); });
+        return true;
+      case Opcode::abs:
+        f32_op(c, i, 1, [](float a, float, float) { return std::fabs(a); });
+        return true;
+      case Opcode::neg:
+        f32_op(c, i, 1, [](float a, float, float) { return -a; });
+        return true;
+      case Opcode::copysign:
+        map2(c, i, [](u64 a, u64 b) { return (b & 0x7fffffffu) | (a & 0x80000000u); });
+        return true;
+      default:
+        break;
+    }
+  }
+  if (t == Type::F64) {
+    switch (i.op) {
+      case Opcode::add:
+        f64_op(c, i, 2, [r](double a, double b, double) {
+          return with_rounding(r, [&] {
+            volatile double v = a + b;
+            return double{v};
+          });
+        });
+        return true;
+      case Opcode::sub:
+        f64_op(c, i, 2, [r](double a, double b, double) {
+          return with_rounding(r, [&] {
+            volatile double v = a - b;
+            return double{v};
+          });
+        });
+        return true;
+      case Opcode::mul:
+        f64_op(c, i, 2, [r](double a, double b, double) {
+          return with_rounding(r, [&] {
+            volatile double v = a * b;
+            return double{v};
+          });
+        });
+        return true;
+      case Opcode::fma:
+      case Opcode::mad:
+        f64_op(c, i, 3, [r](double a, double b, double x) {
+          return with_rounding(r, [&] {
+            volatile double v = std::fma(a, b, x);
+            return double{v};
+          });
+        });
+        return true;
+      case Opcode::div:
+        f64_op(c, i, 2, [r](double a, double b, double) {
+          return with_rounding(r, [&] {
+            volatile double v = a / b;
+            return double{v};
+          });
+        });
+        return true;
+      case Opcode::rcp:
+        f64_op(c, i, 1, [r](double a, double, double) {
+          return with_rounding(r, [&] {
+            volatile double v = 1.0 / a;
+            return double{v};
+          });
+        });
+        return true;
+      case Opcode::sqrt:
+        f64_op(c, i, 1, [r](double a, double, double) {
+          return with_rounding(r, [&] {
+            volatile double v = std::sqrt(a);
+            return double{v};
+          });
+        });
+        return true;
+      case Opcode::rsqrt:
+        f64_op(c, i, 1, [](double a, double, double) { return 1.0 / std::sqrt(a); });
+        return true;
+      case Opcode::min:
+        f64_op(c, i, 2,
+               [nan_mode](double a, double b, double) { return fmin_ptx(a, b, nan_mode); });
+        return true;
+      case Opcode::max:
+        f64_op(c, i, 2,
+               [nan_mode](double a, double b, double) { return fmax_ptx(a, b, nan_mode); });
+        return true;
+      case Opcode::abs:
+        f64_op(c, i, 1, [](double a, double, double) { return std::fabs(a); });
+        return true;
+      case Opcode::neg:
+        f64_op(c, i, 1, [](double a, double, double) { return -a; });
+        return true;
+      case Opcode::copysign:
+        map2(c, i, [](u64 a, u64 b) { return (b & ~(u64{1} << 63)) | (a & (u64{1} << 63)); });
+        return true;
+      default:
+        break;
+    }
+  }
+  if (i.op == Opcode::testp) {
+    std::uint64_t sa[32];
+    const u64* a = c.src(i.ops[1], sa);
+    each_lane(c.mask, [&](unsigned l) {
+      const double v = float_value(a[l], t);
+      bool res = false;
+      switch (i.mode) {
+        case Mode::Finite:
+          res = std::isfinite(v);
+          break;
+        case Mode::Infinite:
+          res = std::isinf(v);
+          break;
+        case Mode::Number:
+          res = !std::isnan(v);
+          break;
+        case Mode::NotANumber:
+          res = std::isnan(v);
+          break;
+        case Mode::Normal:
+          res = t == Type::F32 ? std::isnormal(static_cast<float>(v)) : std::isnormal(v);
+          break;
+        case Mode::Subnormal:
+          res = t == Type::F32 ? std::fpclassify(static_cast<float>(v)) == FP_SUBNORMAL
+                               : std::fpclassify(v) == FP_SUBNORMAL;
+          break;
+        default:
+          break;
+      }
+      put(c, i.ops[0], l, res);
+    });
+    return true;
+  }
+  (void)canonical_nan;
+  return false;
+}
+
+}  // namespace cnuas::ptx

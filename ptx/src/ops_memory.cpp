@@ -1,0 +1,277 @@
+// ld/ldu/st (vectors, every state space, generic addressing), atom and red,
+// and cp.async (performed at issue: the copy is complete before the wait).
+#include <cstring>
+#include <string>
+
+#include "half.h"
+#include "lanes.h"
+
+namespace cnuas::ptx {
+namespace {
+
+using u64 = std::uint64_t;
+
+std::string hex(u64 v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+const char* space_name(Space s) {
+  switch (s) {
+    case Space::Global:
+      return "global";
+    case Space::Shared:
+    case Space::SharedCta:
+    case Space::SharedCluster:
+      return "shared";
+    case Space::Local:
+      return "local";
+    case Space::Const:
+      return "const";
+    case Space::Param:
+      return "param";
+    default:
+      return "generic";
+  }
+}
+
+struct Access {
+  Ctx& c;
+  const Instruction& i;
+  const Operand& addr;
+  Space space;
+  bool write;
+
+  u64 address(unsigned lane) const {
+    u64 base = 0;
+    if (addr.reg >= 0)
+      base = c.reg(addr.reg)[lane];
+    else if (addr.has_symbol)
+      base = c.symbol_value(addr, lane);
+    return base + static_cast<u64>(addr.imm);
+  }
+
+  // The bytes at the lane's address, or a fault naming the space and address.
+  std::uint8_t* resolve(unsigned lane, u64 a, unsigned bytes) const {
+    Space sp = space;
+    u64 off = a;
+    if (sp == Space::None || sp == Space::Generic) {
+      if (a >= kSharedWindow && a < kSharedWindow + kWindowSize)
+        sp = Space::Shared, off = a - kSharedWindow;
+      else if (a >= kLocalWindow && a < kLocalWindow + kWindowSize)
+        sp = Space::Local, off = a - kLocalWindow;
+      else
+        sp = Space::Global;
+    }
+    std::uint8_t* p = nullptr;
+    switch (sp) {
+      case Space::Global:
+      case Space::Const:
+        p = c.s.memory->find(off, bytes);
+        break;
+      case Space::Shared:
+      case Space::SharedCta:
+      case Space::SharedCluster:
+        if (off + bytes <= c.s.shared.size() && off + bytes >= off) p = c.s.shared.data() + off;
+        break;
+      case Space::Local:
+        if (!c.w.stack.empty() && off + bytes <= c.s.config->stack_bytes && off + bytes >= off)
+          p = c.lane_stack(lane) + off;
+        break;
+      case Space::Param: {
+        const bool kernel_param =
+            addr.has_symbol ? addr.symbol_kind == SymbolKind::KernelParam : c.w.frames.size() == 1;
+        if (kernel_param) {
+          if (write) c.fault(lane, i, "kernel parameters are read-only");
+          if (off + bytes <= c.s.config->params.size())
+            p = const_cast<std::uint8_t*>(c.s.config->params.data()) + off;
+        } else if (!c.w.stack.empty() && off + bytes <= c.s.config->stack_bytes) {
+          p = c.lane_stack(lane) + off;
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    if (!p)
+      c.fault(lane, i,
+              std::string(write ? "write" : "read") + " of " + std::to_string(bytes) +
+                  " bytes at " + space_name(sp) + " address " + hex(a) + " is outside any " +
+                  (sp == Space::Global ? "allocation" : std::string(space_name(sp)) + " memory"));
+    if (c.record) {
+      c.record->addresses[lane] = a;
+      c.record->space = sp;
+      c.record->access_bytes = bytes;
+    }
+    return p;
+  }
+};
+
+unsigned reg_bits(const Ctx& c, std::int32_t r) {
+  const unsigned b = type_bits(c.frame.fn->registers[static_cast<std::size_t>(r)].type);
+  return b == 8 ? 64 : b;  // pred registers hold 0/1
+}
+
+u64 load_value(const std::uint8_t* p, Type t) {
+  const unsigned n = type_bytes(t);
+  u64 v = 0;
+  std::memcpy(&v, p, n > 8 ? 8 : n);
+  if (is_signed(t)) v = static_cast<u64>(sign_extend(v, n * 8));
+  return v;
+}
+
+u64 atomic_op(Mode m, Type t, u64 old, u64 b, u64 c) {
+  const unsigned bits = type_bits(t);
+  const u64 o = truncate(old, bits), x = truncate(b, bits);
+  switch (m) {
+    case Mode::Add:
+      if (t == Type::F32) return f32_to_bits(bits_to_f32(o) + bits_to_f32(x));
+      if (t == Type::F64) return f64_to_bits(bits_to_f64(o) + bits_to_f64(x));
+      if (t == Type::F16)
+        return f64_to_f16(double{f16_to_f32(static_cast<std::uint16_t>(o))} +
+                              f16_to_f32(static_cast<std::uint16_t>(x)),
+                          Round::Rn);
+      if (t == Type::BF16)
+        return f64_to_bf16(double{bf16_to_f32(static_cast<std::uint16_t>(o))} +
+                               bf16_to_f32(static_cast<std::uint16_t>(x)),
+                           Round::Rn);
+      if (t == Type::F16x2 || t == Type::BF16x2) {
+        u64 r = 0;
+        for (unsigned k = 0; k < 2; ++k) {
+          const auto ho = static_cast<std::uint16_t>(o >> (16 * k)),
+                     hx = static_cast<std::uint16_t>(x >> (16 * k));
+          const u64 h = t == Type::F16x2
+                            ? f64_to_f16(double{f16_to_f32(ho)} + f16_to_f32(hx), Round::Rn)
+                            : f64_to_bf16(double{bf16_to_f32(ho)} + bf16_to_f32(hx), Round::Rn);
+          r |= h << (16 * k);
+        }
+        return r;
+      }
+      return truncate(o + x, bits);
+    case Mode::Min:
+    case Mode::Max: {
+      bool less;
+      if (t == Type::F32)
+        less = bits_to_f32(x) < bits_to_f32(o);
+      else if (t == Type::F64)
+        less = bits_to_f64(x) < bits_to_f64(o);
+      else if (is_signed(t))
+        less = sign_extend(x, bits) < sign_extend(o, bits);
+      else
+        less = x < o;
+      if (m == Mode::Min) return less ? x : o;
+      const bool greater = t == Type::F32   ? bits_to_f32(x) > bits_to_f32(o)
+                           : t == Type::F64 ? bits_to_f64(x) > bits_to_f64(o)
+                           : is_signed(t)   ? sign_extend(x, bits) > sign_extend(o, bits)
+                                            : x > o;
+      return greater ? x : o;
+    }
+    case Mode::Inc:
+      return o >= x ? 0 : o + 1;
+    case Mode::Dec:
+      return (o == 0 || o > x) ? x : o - 1;
+    case Mode::And:
+      return o & x;
+    case Mode::Or:
+      return o | x;
+    case Mode::Xor:
+      return o ^ x;
+    case Mode::Exch:
+      return x;
+    case Mode::Cas:
+      return o == x ? truncate(c, bits) : o;
+    default:
+      return o;
+  }
+}
+
+}  // namespace
+
+bool exec_memory(Ctx& c, const Instruction& i) {
+  switch (i.op) {
+    case Opcode::ld:
+    case Opcode::ldu: {
+      const Operand& d = i.ops[0];
+      Access acc{c, i, i.ops[1], i.space, false};
+      const unsigned eb = type_bytes(i.type);
+      const unsigned n = d.kind == Operand::Kind::Vector ? static_cast<unsigned>(d.regs.size()) : 1;
+      each_lane(c.mask, [&](unsigned l) {
+        const u64 a = acc.address(l);
+        const std::uint8_t* p = acc.resolve(l, a, eb * n);
+        if (d.kind == Operand::Kind::Vector) {
+          for (unsigned k = 0; k < n; ++k)
+            if (d.regs[k] >= 0)
+              c.reg(d.regs[k])[l] =
+                  truncate(load_value(p + k * eb, i.type), reg_bits(c, d.regs[k]));
+        } else if (d.kind == Operand::Kind::Reg) {
+          c.reg(d.reg)[l] = truncate(load_value(p, i.type), reg_bits(c, d.reg));
+        }
+      });
+      return true;
+    }
+    case Opcode::st: {
+      const Operand& v = i.ops[1];
+      Access acc{c, i, i.ops[0], i.space, true};
+      const unsigned eb = type_bytes(i.type);
+      const unsigned n = v.kind == Operand::Kind::Vector ? static_cast<unsigned>(v.regs.size()) : 1;
+      std::uint64_t scratch[32];
+      const u64* value = v.kind == Operand::Kind::Vector ? nullptr : c.src(v, scratch);
+      each_lane(c.mask, [&](unsigned l) {
+        const u64 a = acc.address(l);
+        std::uint8_t* p = acc.resolve(l, a, eb * n);
+        for (unsigned k = 0; k < n; ++k) {
+          const u64 x = value ? value[l] : (v.regs[k] >= 0 ? c.reg(v.regs[k])[l] : 0);
+          std::memcpy(p + k * eb, &x, eb > 8 ? 8 : eb);
+        }
+      });
+      return true;
+    }
+    case Opcode::atom:
+    case Opcode::red: {
+      const bool is_atom = i.op == Opcode::atom;
+      const Operand& addr = i.ops[is_atom ? 1 : 0];
+      Access acc{c, i, addr, i.space, true};
+      std::uint64_t sb[32], sc[32];
+      const u64* b = c.src(i.ops[is_atom ? 2 : 1], sb);
+      const u64* x = (i.mode == Mode::Cas) ? c.src(i.ops[is_atom ? 3 : 2], sc) : nullptr;
+      const unsigned eb = type_bytes(i.type);
+      // Lanes in order, each read-modify-write complete before the next.
+      each_lane(c.mask, [&](unsigned l) {
+        const u64 a = acc.address(l);
+        std::uint8_t* p = acc.resolve(l, a, eb);
+        u64 old = 0;
+        std::memcpy(&old, p, eb);
+        const u64 nv = atomic_op(i.mode, i.type, old, b[l], x ? x[l] : 0);
+        std::memcpy(p, &nv, eb);
+        if (is_atom)
+          put(c, i.ops[0], l,
+              is_signed(i.type) ? truncate(static_cast<u64>(sign_extend(old, eb * 8)), eb * 8)
+                                : old);
+      });
+      return true;
+    }
+    case Opcode::cp: {
+      if (i.nops < 3 || i.ops[0].kind != Operand::Kind::Address) return true;  // commit/wait
+      Access dst{c, i, i.ops[0], Space::Shared, true};
+      Access src{c, i, i.ops[1], Space::Global, false};
+      std::uint64_t ss[32], sz[32];
+      const u64* size = c.src(i.ops[2], ss);
+      const u64* src_size = i.nops > 3 && i.ops[3].kind != Operand::Kind::Reg ? c.src(i.ops[3], sz)
+                            : i.nops > 3                                      ? c.src(i.ops[3], sz)
+                                                                              : nullptr;
+      each_lane(c.mask, [&](unsigned l) {
+        const unsigned n = static_cast<unsigned>(size[l]);
+        const unsigned from = src_size ? static_cast<unsigned>(std::min<u64>(src_size[l], n)) : n;
+        std::uint8_t* d = dst.resolve(l, dst.address(l), n);
+        if (from) std::memcpy(d, src.resolve(l, src.address(l), from), from);
+        std::memset(d + from, 0, n - from);
+      });
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace cnuas::ptx

@@ -1,0 +1,158 @@
+// Warp-level operations: shfl.sync, vote.sync, match.sync, redux.sync,
+// activemask, elect.sync.
+#include "lanes.h"
+
+namespace cnuas::ptx {
+namespace {
+using u64 = std::uint64_t;
+}  // namespace
+
+bool exec_warp(Ctx& c, const Instruction& i) {
+  switch (i.op) {
+    case Opcode::shfl: {
+      std::uint64_t sa[32], sb[32], sc[32];
+      const u64* a = c.src(i.ops[1], sa);
+      const u64* b = c.src(i.ops[2], sb);
+      const u64* cc = c.src(i.ops[3], sc);
+      u64 result[32];
+      bool valid[32];
+      each_lane(c.mask, [&](unsigned lane) {
+        const unsigned bval = b[lane] & 31, cval = cc[lane] & 31, seg = (cc[lane] >> 8) & 31;
+        const unsigned max_lane = (lane & seg) | (cval & ~seg), min_lane = lane & seg;
+        int j = 0;
+        bool p = false;
+        switch (i.mode) {
+          case Mode::Up:
+            j = static_cast<int>(lane) - static_cast<int>(bval);
+            p = j >= static_cast<int>(max_lane);
+            break;
+          case Mode::Down:
+            j = static_cast<int>(lane + bval);
+            p = j <= static_cast<int>(max_lane);
+            break;
+          case Mode::Bfly:
+            j = static_cast<int>(lane ^ bval);
+            p = j <= static_cast<int>(max_lane);
+            break;
+          default:
+            j = static_cast<int>(min_lane | (bval & ~seg));
+            p = j <= static_cast<int>(max_lane);
+            break;
+        }
+        if (!p) j = static_cast<int>(lane);
+        result[lane] = a[j & 31] & 0xffffffffu;
+        valid[lane] = p;
+      });
+      const Operand& d = i.ops[0];
+      each_lane(c.mask, [&](unsigned l) {
+        put(c, d, l, result[l]);
+        if (d.reg2 >= 0) c.reg(d.reg2)[l] = valid[l];
+      });
+      return true;
+    }
+    case Opcode::vote: {
+      std::uint64_t sa[32];
+      const u64* a = c.src(i.ops[1], sa);
+      std::uint32_t ballot = 0;
+      each_lane(c.mask, [&](unsigned l) { ballot |= static_cast<std::uint32_t>(a[l] != 0) << l; });
+      u64 v = 0;
+      switch (i.mode) {
+        case Mode::All:
+          v = ballot == c.mask;
+          break;
+        case Mode::Any:
+          v = ballot != 0;
+          break;
+        case Mode::Uni:
+          v = ballot == 0 || ballot == c.mask;
+          break;
+        default:
+          v = ballot;
+          break;
+      }
+      each_lane(c.mask, [&](unsigned l) { put(c, i.ops[0], l, v); });
+      return true;
+    }
+    case Opcode::match: {
+      std::uint64_t sa[32], sm[32];
+      const u64* a = c.src(i.ops[1], sa);
+      const u64* member = c.src(i.ops[2], sm);
+      const unsigned bits = type_bits(i.type);
+      const Operand& d = i.ops[0];
+      each_lane(c.mask, [&](unsigned l) {
+        const std::uint32_t group = static_cast<std::uint32_t>(member[l]) & c.mask;
+        std::uint32_t same = 0;
+        each_lane(group, [&](unsigned k) {
+          if (truncate(a[k], bits) == truncate(a[l], bits)) same |= 1u << k;
+        });
+        if (i.mode == Mode::All) {
+          const bool all = same == group;
+          put(c, d, l, all ? group : 0);
+          if (d.reg2 >= 0) c.reg(d.reg2)[l] = all;
+        } else {
+          put(c, d, l, same);
+        }
+      });
+      return true;
+    }
+    case Opcode::redux: {
+      std::uint64_t sa[32];
+      const u64* a = c.src(i.ops[1], sa);
+      const bool sgn = is_signed(i.type);
+      u64 acc = 0;
+      bool first = true;
+      each_lane(c.mask, [&](unsigned l) {
+        const u64 v = a[l] & 0xffffffffu;
+        if (first) {
+          acc = v;
+          first = false;
+          return;
+        }
+        switch (i.mode) {
+          case Mode::Add:
+            acc = (acc + v) & 0xffffffffu;
+            break;
+          case Mode::And:
+            acc &= v;
+            break;
+          case Mode::Or:
+            acc |= v;
+            break;
+          case Mode::Xor:
+            acc ^= v;
+            break;
+          case Mode::Min:
+            acc = sgn ? (sign_extend(v, 32) < sign_extend(acc, 32) ? v : acc) : std::min(acc, v);
+            break;
+          case Mode::Max:
+            acc = sgn ? (sign_extend(v, 32) > sign_extend(acc, 32) ? v : acc) : std::max(acc, v);
+            break;
+          default:
+            break;
+        }
+      });
+      each_lane(c.mask, [&](unsigned l) { put(c, i.ops[0], l, acc); });
+      return true;
+    }
+    case Opcode::activemask:
+      each_lane(c.mask, [&](unsigned l) { put(c, i.ops[0], l, c.mask); });
+      return true;
+    case Opcode::elect: {
+      std::uint64_t sm[32];
+      const u64* member = c.src(i.ops[1], sm);
+      const std::uint32_t group =
+          static_cast<std::uint32_t>(member[__builtin_ctz(c.mask)]) & c.mask;
+      const unsigned leader = group ? static_cast<unsigned>(__builtin_ctz(group)) : 0;
+      const Operand& d = i.ops[0];
+      each_lane(c.mask, [&](unsigned l) {
+        put(c, d, l, leader);
+        if (d.reg2 >= 0) c.reg(d.reg2)[l] = l == leader && group;
+      });
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace cnuas::ptx

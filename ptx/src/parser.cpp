@@ -1,0 +1,937 @@
+// Recursive-descent parser for the PTX module grammar nvcc emits.
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <optional>
+
+#include "cfg.h"
+#include "decode.h"
+#include "lexer.h"
+#include "ptx/errors.h"
+#include "ptx/ir.h"
+
+namespace cnuas::ptx {
+namespace {
+
+constexpr std::int64_t kDynamicShared = -1;  // value of an extern .shared array symbol
+
+struct Symbol {
+  SymbolKind kind;
+  std::int64_t value;  // variable index, offset or function index
+};
+
+std::uint32_t align_up(std::uint32_t v, std::uint32_t a) {
+  return a ? (v + a - 1) / a * a : v;
+}
+
+const std::map<std::string, SpecialReg>& special_registers() {
+  static const std::map<std::string, SpecialReg> m{
+      {"%tid", SpecialReg::Tid},
+      {"%ntid", SpecialReg::Ntid},
+      {"%ctaid", SpecialReg::Ctaid},
+      {"%nctaid", SpecialReg::Nctaid},
+      {"%laneid", SpecialReg::Laneid},
+      {"%warpid", SpecialReg::Warpid},
+      {"%nwarpid", SpecialReg::Nwarpid},
+      {"%smid", SpecialReg::Smid},
+      {"%nsmid", SpecialReg::Nsmid},
+      {"%gridid", SpecialReg::Gridid},
+      {"%lanemask_eq", SpecialReg::LanemaskEq},
+      {"%lanemask_le", SpecialReg::LanemaskLe},
+      {"%lanemask_lt", SpecialReg::LanemaskLt},
+      {"%lanemask_ge", SpecialReg::LanemaskGe},
+      {"%lanemask_gt", SpecialReg::LanemaskGt},
+      {"%clock", SpecialReg::Clock},
+      {"%clock64", SpecialReg::Clock64},
+      {"%globaltimer", SpecialReg::Globaltimer},
+      {"%dynamic_smem_size", SpecialReg::DynamicSmemSize},
+      {"%total_smem_size", SpecialReg::TotalSmemSize},
+      {"%cluster_ctaid", SpecialReg::ClusterCtaid},
+      {"%cluster_nctaid", SpecialReg::ClusterNctaid},
+      {"%cluster_ctarank", SpecialReg::ClusterCtarank},
+      {"%cluster_nctarank", SpecialReg::ClusterNctarank},
+      {"%clusterid", SpecialReg::Clusterid},
+      {"%nclusterid", SpecialReg::Nclusterid},
+      {"%is_explicit_cluster", SpecialReg::IsExplicitCluster},
+  };
+  return m;
+}
+
+class Parser {
+ public:
+  Parser(const std::string& text, const std::string& file, Module& m)
+      : tokens_(tokenize(text, file)), file_(file), m_(m) {
+    scopes_.emplace_back();
+  }
+
+  void parse_module() {
+    while (!peek().kind_is_end()) parse_top_level();
+    for (Function& f : m_.functions) {
+      if (!f.defined) continue;
+      compute_reconvergence(f);
+    }
+  }
+
+ private:
+  // --- tokens -------------------------------------------------------------
+  struct Cursor {
+    const Token& t;
+    bool kind_is_end() const { return t.kind == Token::Kind::End; }
+  };
+  Cursor peek() const { return {tokens_[pos_]}; }
+  const Token& tok(std::size_t ahead = 0) const {
+    return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
+  }
+  const Token& next() {
+    const Token& t = tokens_[pos_];
+    if (pos_ + 1 < tokens_.size()) ++pos_;
+    return t;
+  }
+  [[noreturn]] void fail(const Token& t, const std::string& message) const {
+    throw ParseError(
+        file_, t.line, t.column,
+        message + (t.kind == Token::Kind::End ? " (at end of file)" : " (at '" + t.text + "')"));
+  }
+  bool accept(char c) {
+    if (tok().is(c)) {
+      next();
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    if (!accept(c)) fail(tok(), std::string("expected '") + c + "'");
+  }
+  bool accept_word(const char* w) {
+    if (tok().kind == Token::Kind::Ident && tok().text == w) {
+      next();
+      return true;
+    }
+    return false;
+  }
+  std::string expect_ident(const char* what) {
+    if (tok().kind != Token::Kind::Ident) fail(tok(), std::string("expected ") + what);
+    return next().text;
+  }
+  std::int64_t expect_int(const char* what) {
+    bool neg = accept('-');
+    if (tok().kind != Token::Kind::Number) fail(tok(), std::string("expected ") + what);
+    const Token& t = next();
+    std::uint64_t v = 0;
+    if (!parse_integer(t.text, v)) fail(t, std::string("expected an integer ") + what);
+    return neg ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+  }
+  static bool parse_integer(const std::string& text, std::uint64_t& v) {
+    std::string s = text;
+    if (!s.empty() && s.back() == 'U') s.pop_back();
+    if (s.empty()) return false;
+    int base = 10;
+    std::size_t i = 0;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+      base = 16;
+      i = 2;
+    } else if (s.size() > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
+      base = 2;
+      i = 2;
+    } else if (s.size() > 1 && s[0] == '0') {
+      base = 8;
+      i = 1;
+    }
+    v = 0;
+    for (; i < s.size(); ++i) {
+      int d;
+      const char c = s[i];
+      if (c >= '0' && c <= '9')
+        d = c - '0';
+      else if (c >= 'a' && c <= 'f')
+        d = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F')
+        d = c - 'A' + 10;
+      else
+        return false;
+      if (d >= base) return false;
+      v = v * base + d;
+    }
+    return true;
+  }
+  // Skips every token on the current token's line (for .loc/.file, which have no ';').
+  void skip_line() {
+    const std::uint32_t line = tok().line;
+    while (tok().kind != Token::Kind::End && tok().line == line) next();
+  }
+  void skip_to_semicolon() {
+    while (tok().kind != Token::Kind::End && !tok().is(';')) next();
+    expect(';');
+  }
+
+  // --- module level ---------------------------------------------------------
+  void parse_top_level() {
+    const Token& t = tok();
+    if (t.kind != Token::Kind::Ident) fail(t, "expected a directive at module scope");
+    const std::string& w = t.text;
+    if (w == ".version") {
+      next();
+      m_.version = next().text;
+    } else if (w == ".target") {
+      next();
+      m_.target = expect_ident("a target");
+      while (accept(',')) m_.target += "," + expect_ident("a target");
+    } else if (w == ".address_size") {
+      next();
+      m_.address_size = static_cast<unsigned>(expect_int("address size"));
+      if (m_.address_size != 64 && m_.address_size != 32) fail(t, ".address_size must be 32 or 64");
+    } else if (w == ".file" || w == ".loc") {
+      skip_line();
+    } else if (w == ".pragma") {
+      next();
+      skip_to_semicolon();
+    } else if (w == ".section") {
+      next();
+      expect_ident("a section name");
+      skip_block();
+    } else if (w == ".visible" || w == ".extern" || w == ".weak" || w == ".common") {
+      next();
+      parse_top_level_decl(w == ".extern");
+    } else if (w == ".entry" || w == ".func" || w == ".global" || w == ".const" || w == ".shared" ||
+               w == ".tex" || w == ".surfref" || w == ".texref" || w == ".samplerref") {
+      parse_top_level_decl(false);
+    } else if (w == ".alias") {
+      fail(t, ".alias is not supported (no nvcc output uses it)");
+    } else {
+      fail(t, "unknown module-scope directive");
+    }
+  }
+
+  void skip_block() {
+    expect('{');
+    int depth = 1;
+    while (depth > 0) {
+      if (tok().kind == Token::Kind::End) fail(tok(), "unterminated block");
+      if (tok().is('{')) ++depth;
+      if (tok().is('}')) --depth;
+      next();
+    }
+  }
+
+  void parse_top_level_decl(bool is_extern) {
+    const Token& t = tok();
+    if (t.text == ".entry" || t.text == ".func") {
+      parse_function();
+    } else {
+      parse_variable(is_extern, /*in_function=*/nullptr);
+    }
+  }
+
+  // --- variables ------------------------------------------------------------
+  Space space_of(const std::string& w) const {
+    if (w == ".global") return Space::Global;
+    if (w == ".const") return Space::Const;
+    if (w == ".shared") return Space::Shared;
+    if (w == ".local") return Space::Local;
+    if (w == ".param") return Space::Param;
+    if (w == ".tex" || w == ".surfref" || w == ".texref" || w == ".samplerref")
+      return Space::Global;
+    return Space::None;
+  }
+
+  // [.align N] [.vN] .type name[dims] [= init] {, name ...} ;
+  void parse_variable(bool is_extern, Function* fn) {
+    const Token& start = tok();
+    const std::string space_word = next().text;
+    Space space = space_of(space_word);
+    if (space == Space::None) fail(start, "expected a state space");
+    std::uint32_t align = 0;
+    unsigned vec = 1;
+    std::optional<Type> type;
+    for (;;) {
+      if (accept_word(".align")) {
+        align = static_cast<std::uint32_t>(expect_int("alignment"));
+      } else if (accept_word(".v2")) {
+        vec = 2;
+      } else if (accept_word(".v4")) {
+        vec = 4;
+      } else if (accept_word(".v8")) {
+        vec = 8;
+      } else if (tok().kind == Token::Kind::Ident && tok().text.size() > 1 &&
+                 tok().text[0] == '.' && type_from_name(tok().text.substr(1))) {
+        type = type_from_name(next().text.substr(1));
+      } else if (accept_word(".attribute")) {
+        expect('(');
+        while (!accept(')')) next();
+      } else {
+        break;
+      }
+    }
+    if (space_word == ".texref" || space_word == ".surfref" || space_word == ".samplerref" ||
+        space_word == ".tex")
+      type = Type::B64;
+    if (!type) fail(tok(), "expected a type in the declaration");
+    const unsigned elem = type_bytes(*type) * vec;
+    if (align == 0) align = elem;
+    do {
+      const Token& name_tok = tok();
+      std::string name = expect_ident("a variable name");
+      // %r<42>: a range of registers (only .reg uses this; handled by the caller)
+      std::uint64_t count = 1;
+      bool unsized = false;
+      while (accept('[')) {
+        if (accept(']')) {
+          unsized = true;
+          continue;
+        }
+        count *= static_cast<std::uint64_t>(expect_int("an array size"));
+        expect(']');
+      }
+      Variable v;
+      v.name = name;
+      v.space = space;
+      v.type = *type;
+      v.align = align;
+      v.size = unsized ? 0 : count * elem;
+      v.is_extern = is_extern || unsized;
+      v.line = name_tok.line;
+      if (accept('=')) parse_initializer(v, elem);
+      if (v.init.size() < v.size) v.init.resize(v.size, 0);
+      declare_variable(v, fn, name_tok);
+    } while (accept(','));
+    expect(';');
+  }
+
+  void parse_initializer(Variable& v, unsigned elem) {
+    auto emit = [&](std::uint64_t bits) {
+      for (unsigned b = 0; b < elem && b < 8; ++b)
+        v.init.push_back(static_cast<std::uint8_t>(bits >> (8 * b)));
+      for (unsigned b = 8; b < elem; ++b) v.init.push_back(0);
+    };
+    std::function<void()> item = [&]() {
+      if (accept('{')) {
+        if (!tok().is('}')) {
+          do item();
+          while (accept(','));
+        }
+        expect('}');
+        return;
+      }
+      if (tok().kind == Token::Kind::Ident) {
+        // generic(sym) or sym [+ off]: an address, filled in at load time
+        std::string name = next().text;
+        if (name == "generic") {
+          expect('(');
+          name = expect_ident("a symbol");
+          expect(')');
+        }
+        v.address_init.push_back({v.init.size(), name});
+        emit(0);
+        return;
+      }
+      emit(parse_number_bits(v.type));
+    };
+    item();
+  }
+
+  std::uint64_t parse_number_bits(Type type) {
+    const bool neg = accept('-');
+    if (tok().kind != Token::Kind::Number) fail(tok(), "expected a number");
+    const Token& t = next();
+    std::uint64_t bits = 0;
+    if (!number_bits(t.text, type, neg, bits)) fail(t, "malformed number");
+    return bits;
+  }
+
+  static bool number_bits(const std::string& text, Type type, bool neg, std::uint64_t& bits) {
+    if (text.size() > 2 && text[0] == '0' && (text[1] == 'f' || text[1] == 'F')) {
+      if (!parse_integer("0x" + text.substr(2), bits)) return false;
+      if (neg) bits ^= 0x80000000u;
+      if (type == Type::F64) {  // an f32 literal where f64 is expected: widen
+        float f;
+        std::uint32_t b32 = static_cast<std::uint32_t>(bits);
+        std::memcpy(&f, &b32, 4);
+        double d = f;
+        std::memcpy(&bits, &d, 8);
+      }
+      return true;
+    }
+    if (text.size() > 2 && text[0] == '0' && (text[1] == 'd' || text[1] == 'D')) {
+      if (!parse_integer("0x" + text.substr(2), bits)) return false;
+      if (neg) bits ^= 0x8000000000000000ull;
+      if (type == Type::F32) {
+        double d;
+        std::memcpy(&d, &bits, 8);
+        float f = static_cast<float>(d);
+        std::uint32_t b32;
+        std::memcpy(&b32, &f, 4);
+        bits = b32;
+      }
+      return true;
+    }
+    const bool has_point = text.find_first_of(".eE") != std::string::npos &&
+                           !(text.size() > 1 && (text[1] == 'x' || text[1] == 'X'));
+    if (has_point || is_float(type)) {
+      if (!has_point) {
+        std::uint64_t iv;
+        if (!parse_integer(text, iv)) return false;
+        double d = static_cast<double>(iv) * (neg ? -1 : 1);
+        return float_bits(d, type, bits);
+      }
+      char* end = nullptr;
+      double d = std::strtod(text.c_str(), &end);
+      if (!end || *end) return false;
+      return float_bits(neg ? -d : d, type, bits);
+    }
+    std::uint64_t v;
+    if (!parse_integer(text, v)) return false;
+    bits = neg ? static_cast<std::uint64_t>(-static_cast<std::int64_t>(v)) : v;
+    return true;
+  }
+
+  static bool float_bits(double d, Type type, std::uint64_t& bits) {
+    if (type == Type::F32) {
+      float f = static_cast<float>(d);
+      std::uint32_t b;
+      std::memcpy(&b, &f, 4);
+      bits = b;
+    } else {
+      std::memcpy(&bits, &d, 8);
+    }
+    return true;
+  }
+
+  void declare_variable(Variable& v, Function* fn, const Token& where) {
+    Symbol sym{SymbolKind::Global, 0};
+    switch (v.space) {
+      case Space::Global:
+      case Space::Const:
+        sym = {v.space == Space::Global ? SymbolKind::Global : SymbolKind::Const,
+               static_cast<std::int64_t>(m_.variables.size())};
+        m_.variables.push_back(v);
+        break;
+      case Space::Shared:
+        if (v.size == 0) {
+          sym = {SymbolKind::Shared, kDynamicShared};
+        } else {
+          shared_bytes_ = align_up(shared_bytes_, v.align);
+          v.offset = shared_bytes_;
+          shared_bytes_ += static_cast<std::uint32_t>(v.size);
+          sym = {SymbolKind::Shared, v.offset};
+        }
+        m_.variables.push_back(v);
+        break;
+      case Space::Local:
+        if (!fn) fail(where, ".local variables belong inside a function");
+        fn->local_bytes = align_up(fn->local_bytes, v.align);
+        sym = {SymbolKind::Local, fn->local_bytes};
+        fn->local_bytes += static_cast<std::uint32_t>(v.size);
+        break;
+      case Space::Param:
+        if (!fn) fail(where, ".param variables at module scope are not PTX");
+        fn->call_param_bytes = align_up(fn->call_param_bytes, std::max<std::uint32_t>(v.align, 1));
+        sym = {SymbolKind::CallParam, fn->call_param_bytes};
+        fn->call_param_bytes += static_cast<std::uint32_t>(std::max<std::uint64_t>(v.size, 1));
+        break;
+      default:
+        fail(where, "unsupported state space for a variable");
+    }
+    scopes_.back()[v.name] = sym;
+  }
+
+  // --- functions ------------------------------------------------------------
+  std::vector<Param> parse_params(std::uint32_t& offset) {
+    std::vector<Param> out;
+    expect('(');
+    if (accept(')')) return out;
+    do {
+      const Token& t = tok();
+      const std::string space = expect_ident("a parameter");
+      if (space != ".param" && space != ".reg") fail(t, "expected .param or .reg");
+      std::uint32_t align = 0;
+      std::optional<Type> type;
+      for (;;) {
+        if (accept_word(".align")) {
+          align = static_cast<std::uint32_t>(expect_int("alignment"));
+        } else if (accept_word(".ptr")) {
+          while (tok().kind == Token::Kind::Ident && tok().text[0] == '.' &&
+                 !type_from_name(tok().text.substr(1)))
+            next();  // .ptr .global .align N
+          if (accept_word(".align")) align = static_cast<std::uint32_t>(expect_int("alignment"));
+        } else if (tok().kind == Token::Kind::Ident && tok().text[0] == '.' &&
+                   type_from_name(tok().text.substr(1))) {
+          type = type_from_name(next().text.substr(1));
+        } else {
+          break;
+        }
+      }
+      if (!type) fail(tok(), "expected a parameter type");
+      Param p;
+      p.name = expect_ident("a parameter name");
+      p.type = *type;
+      std::uint64_t count = 1;
+      while (accept('[')) {
+        count *= static_cast<std::uint64_t>(expect_int("an array size"));
+        expect(']');
+      }
+      p.size = static_cast<std::uint32_t>(type_bytes(*type) * count);
+      p.align = align ? align : type_bytes(*type);
+      offset = align_up(offset, p.align);
+      p.offset = offset;
+      offset += p.size;
+      out.push_back(p);
+    } while (accept(','));
+    expect(')');
+    return out;
+  }
+
+  void parse_function() {
+    const Token& kw = next();
+    const bool entry = kw.text == ".entry";
+    std::uint32_t frame = 0;
+    std::vector<Param> returns;
+    if (!entry && tok().is('(')) returns = parse_params(frame);
+    const Token& name_tok = tok();
+    const std::string name = expect_ident("a function name");
+    std::vector<Param> params;
+    if (tok().is('(')) params = parse_params(frame);
+    std::size_t index;
+    auto found = m_.function_index.find(name);
+    if (found == m_.function_index.end()) {
+      index = m_.functions.size();
+      m_.functions.emplace_back();
+      m_.function_index[name] = index;
+    } else {
+      index = found->second;
+    }
+    scopes_.front()[name] = {SymbolKind::Function, static_cast<std::int64_t>(index)};
+    {
+      Function& f = m_.functions[index];
+      f.name = name;
+      f.is_entry = entry;
+      f.params = params;
+      f.returns = returns;
+      f.param_bytes = frame;
+      f.line = name_tok.line;
+    }
+    // Performance directives.
+    for (;;) {
+      const std::string w = tok().kind == Token::Kind::Ident ? tok().text : "";
+      if (w == ".maxntid" || w == ".reqntid" || w == ".reqnctapercluster") {
+        next();
+        std::uint32_t dims[3] = {1, 1, 1};
+        int i = 0;
+        do dims[i++] = static_cast<std::uint32_t>(expect_int("a thread count"));
+        while (i < 3 && accept(','));
+        if (w != ".reqnctapercluster") {
+          Function& f = m_.functions[index];
+          std::copy(dims, dims + 3, f.max_threads);
+          f.threads_required = w == ".reqntid";
+        }
+      } else if (w == ".minnctapersm" || w == ".maxnreg" || w == ".maxnctapersm" ||
+                 w == ".maxclusterrank") {
+        next();
+        expect_int("a count");
+      } else if (w == ".noreturn" || w == ".explicitcluster" || w == ".blocksareclusters") {
+        next();
+      } else if (w == ".pragma") {
+        next();
+        skip_to_semicolon();
+      } else {
+        break;
+      }
+    }
+    if (accept(';')) return;  // a prototype
+    Function& f = m_.functions[index];
+    if (f.defined) fail(name_tok, "function '" + name + "' is defined twice");
+    f.defined = true;
+    function_ = &f;
+    registers_.clear();
+    labels_.clear();
+    fixups_.clear();
+    scopes_.emplace_back();
+    for (const Param& p : f.params)
+      scopes_.back()[p.name] = {entry ? SymbolKind::KernelParam : SymbolKind::FuncParam, p.offset};
+    for (const Param& p : f.returns) scopes_.back()[p.name] = {SymbolKind::FuncParam, p.offset};
+    expect('{');
+    parse_body();
+    scopes_.pop_back();
+    for (const auto& [pc, label_tok] : fixups_) {
+      Instruction& inst = f.code[pc];
+      for (Operand& o : inst.ops)
+        if (o.kind == Operand::Kind::Label && o.imm < 0) {
+          auto l = labels_.find(label_tok.text);
+          if (l == labels_.end()) fail(label_tok, "unknown label '" + label_tok.text + "'");
+          o.imm = l->second;
+          break;
+        }
+    }
+    for (auto& [list_name, entries] : branch_tables_) {
+      for (auto& [label, index_out] : entries) {
+        auto l = labels_.find(label.text);
+        if (l == labels_.end()) fail(label, "unknown label '" + label.text + "' in a branch table");
+        index_out = l->second;
+      }
+    }
+    resolve_branch_tables(f);
+    function_ = nullptr;
+  }
+
+  // --- bodies -----------------------------------------------------------------
+  void parse_body() {
+    for (;;) {
+      const Token& t = tok();
+      if (t.kind == Token::Kind::End) fail(t, "unterminated function body");
+      if (accept('}')) return;
+      if (accept('{')) {
+        scopes_.emplace_back();
+        parse_body();
+        scopes_.pop_back();
+        continue;
+      }
+      if (t.kind == Token::Kind::Ident && tok(1).is(':')) {
+        const std::string label = next().text;
+        next();
+        if (tok().text == ".callprototype") {
+          skip_to_semicolon();
+          continue;
+        }
+        if (tok().text == ".branchtargets") {
+          next();
+          auto& list = branch_tables_[label];
+          do list.push_back({tok(), 0}), expect_ident("a label");
+          while (accept(','));
+          expect(';');
+          continue;
+        }
+        labels_[label] = static_cast<std::uint32_t>(function_->code.size());
+        continue;
+      }
+      if (t.kind == Token::Kind::Ident && t.text[0] == '.') {
+        if (t.text == ".reg") {
+          parse_registers();
+        } else if (t.text == ".loc" || t.text == ".file") {
+          skip_line();
+        } else if (t.text == ".pragma") {
+          next();
+          skip_to_semicolon();
+        } else if (space_of(t.text) != Space::None) {
+          parse_variable(false, function_);
+        } else {
+          fail(t, "unknown directive in a function body");
+        }
+        continue;
+      }
+      parse_instruction();
+    }
+  }
+
+  void parse_registers() {
+    next();  // .reg
+    unsigned vec = 1;
+    if (accept_word(".v2"))
+      vec = 2;
+    else if (accept_word(".v4"))
+      vec = 4;
+    if (tok().kind != Token::Kind::Ident || tok().text[0] != '.' ||
+        !type_from_name(tok().text.substr(1)))
+      fail(tok(), "expected a register type");
+    const Type type = *type_from_name(next().text.substr(1));
+    if (vec != 1) fail(tok(), "vector registers (.reg .v2/.v4) are not supported");
+    do {
+      const std::string name = expect_ident("a register name");
+      if (accept('<')) {
+        const std::int64_t n = expect_int("a register count");
+        expect('>');
+        for (std::int64_t i = 0; i < n; ++i) add_register(name + std::to_string(i), type);
+      } else {
+        add_register(name, type);
+      }
+    } while (accept(','));
+    expect(';');
+  }
+
+  void add_register(const std::string& name, Type type) {
+    registers_[name] = static_cast<std::int32_t>(function_->registers.size());
+    function_->registers.push_back({name, type});
+  }
+
+  std::optional<Symbol> lookup(const std::string& name) const {
+    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+      auto f = s->find(name);
+      if (f != s->end()) return f->second;
+    }
+    return std::nullopt;
+  }
+
+  void parse_instruction() {
+    Instruction inst;
+    const Token& first = tok();
+    inst.line = first.line;
+    inst.column = first.column;
+    const std::size_t start = pos_;
+    if (accept('@')) {
+      inst.guard_negated = accept('!');
+      const Token& p = tok();
+      const std::string pred = expect_ident("a predicate register");
+      auto r = registers_.find(pred);
+      if (r == registers_.end()) fail(p, "unknown predicate register '" + pred + "'");
+      inst.guard = r->second;
+    }
+    const Token& op_tok = tok();
+    const std::string word = expect_ident("an instruction");
+    if (!decode_opcode(word, inst)) fail(op_tok, "unknown instruction '" + word + "'");
+    const std::uint32_t pc = static_cast<std::uint32_t>(function_->code.size());
+    if (inst.op == Opcode::call) {
+      parse_call(inst);
+    } else if (!tok().is(';')) {
+      int n = 0;
+      do {
+        if (n >= 6) fail(tok(), "too many operands");
+        parse_operand(inst, inst.ops[n++], pc);
+      } while (accept(','));
+      inst.nops = static_cast<std::uint8_t>(n);
+    }
+    expect(';');
+    // The statement text for messages: tokens joined with spaces.
+    for (std::size_t i = start; i + 1 < pos_; ++i) {
+      if (!inst.text.empty() && !tokens_[i].is(',') && !tokens_[i].is(']') &&
+          !tokens_[i - 1].is('[') && !tokens_[i - 1].is('@') && !tokens_[i - 1].is('!'))
+        inst.text += ' ';
+      inst.text += tokens_[i].text;
+    }
+    if (inst.unsupported.empty()) check_supported(inst);
+    function_->code.push_back(std::move(inst));
+  }
+
+  // call[.uni] (ret), func, (args) [, table];  with ret and args optional.
+  void parse_call(Instruction& inst) {
+    Operand rets, args;
+    rets.kind = args.kind = Operand::Kind::Vector;
+    auto param_list = [&](Operand& list) {
+      expect('(');
+      if (accept(')')) return;
+      do {
+        const Token& t = tok();
+        const std::string n = expect_ident("a parameter");
+        auto s = lookup(n);
+        if (!s || (s->kind != SymbolKind::CallParam && s->kind != SymbolKind::FuncParam))
+          fail(t, "call arguments must be .param variables ('" + n + "' is not)");
+        list.regs.push_back(static_cast<std::int32_t>(s->value));
+      } while (accept(','));
+      expect(')');
+    };
+    if (tok().is('(')) {
+      param_list(rets);
+      expect(',');
+    }
+    const Token& ft = tok();
+    const std::string callee = expect_ident("a function name");
+    Operand target;
+    auto s = lookup(callee);
+    if (s && s->kind == SymbolKind::Function) {
+      target.kind = Operand::Kind::Symbol;
+      target.symbol_kind = SymbolKind::Function;
+      target.symbol = s->value;
+    } else if (registers_.count(callee)) {
+      target.kind = Operand::Kind::Reg;
+      target.reg = registers_.at(callee);
+      inst.unsupported = "indirect call through a register";
+    } else {
+      fail(ft, "unknown function '" + callee + "'");
+    }
+    if (accept(',')) {
+      if (tok().is('(')) {
+        param_list(args);
+        if (accept(',')) expect_ident("a call table or prototype");
+      } else {
+        expect_ident("a call table or prototype");
+      }
+    }
+    inst.ops[0] = rets;
+    inst.ops[1] = target;
+    inst.ops[2] = args;
+    inst.nops = 3;
+  }
+
+  void parse_operand(Instruction& inst, Operand& o, std::uint32_t pc) {
+    if (accept('{')) {
+      o.kind = Operand::Kind::Vector;
+      do {
+        const Token& t = tok();
+        const std::string n = expect_ident("a register");
+        if (n == "_") {
+          o.regs.push_back(-1);
+          continue;
+        }
+        auto r = registers_.find(n);
+        if (r == registers_.end()) fail(t, "unknown register '" + n + "'");
+        o.regs.push_back(r->second);
+      } while (accept(','));
+      expect('}');
+      return;
+    }
+    if (accept('[')) {
+      o.kind = Operand::Kind::Address;
+      if (tok().kind == Token::Kind::Ident) {
+        const Token& t = tok();
+        const std::string n = next().text;
+        auto r = registers_.find(n);
+        if (r != registers_.end()) {
+          o.reg = r->second;
+        } else if (auto s = lookup(n)) {
+          o.has_symbol = true;
+          o.symbol_kind = s->kind;
+          o.symbol = s->value;
+        } else {
+          fail(t, "unknown register or symbol '" + n + "'");
+        }
+        if (accept('+')) {
+          o.imm = expect_int("an offset");
+        } else if (tok().is('-')) {
+          o.imm = expect_int("an offset");
+        }
+      } else {
+        o.imm = expect_int("an address");
+      }
+      expect(']');
+      return;
+    }
+    const bool negated = accept('!');
+    if (tok().is('-') || tok().kind == Token::Kind::Number) {
+      const bool neg = accept('-');
+      const Token& t = tok();
+      if (t.kind != Token::Kind::Number) fail(t, "expected a number");
+      next();
+      std::uint64_t bits;
+      const Type ty = inst.op == Opcode::cvt ? inst.type2 : inst.type;
+      if (!number_bits(t.text, ty, neg, bits)) fail(t, "malformed number");
+      o.kind = Operand::Kind::Imm;
+      o.imm = static_cast<std::int64_t>(bits);
+      return;
+    }
+    const Token& t = tok();
+    std::string n = expect_ident("an operand");
+    if (n == "_") {
+      o.kind = Operand::Kind::Sink;
+      return;
+    }
+    auto r = registers_.find(n);
+    if (r != registers_.end()) {
+      o.kind = Operand::Kind::Reg;
+      o.reg = r->second;
+      o.component = negated ? 1 : 0;  // a negated predicate source
+      if (accept('|')) {
+        const Token& t2 = tok();
+        const std::string n2 = expect_ident("a predicate register");
+        auto r2 = registers_.find(n2);
+        if (r2 == registers_.end()) fail(t2, "unknown register '" + n2 + "'");
+        o.reg2 = r2->second;
+      }
+      return;
+    }
+    if (n[0] == '%') {
+      std::string base = n;
+      std::uint8_t comp = 0;
+      const std::size_t dot = n.find('.');
+      if (dot != std::string::npos) {
+        base = n.substr(0, dot);
+        const std::string c = n.substr(dot + 1);
+        if (c == "x")
+          comp = 0;
+        else if (c == "y")
+          comp = 1;
+        else if (c == "z")
+          comp = 2;
+        else
+          fail(t, "unknown special register component '." + c + "'");
+      }
+      auto s = special_registers().find(base);
+      if (s == special_registers().end()) {
+        if (base.rfind("%envreg", 0) == 0 || base.rfind("%pm", 0) == 0 ||
+            base.rfind("%reserved_smem", 0) == 0 || base == "%aggr_smem_size" ||
+            base == "%current_graph_exec") {
+          o.kind = Operand::Kind::Special;
+          o.special = SpecialReg::Envreg;
+          inst.unsupported = "special register " + n;
+          return;
+        }
+        fail(t, "unknown register '" + n + "'");
+      }
+      o.kind = Operand::Kind::Special;
+      o.special = s->second;
+      o.component = comp;
+      return;
+    }
+    if (auto s = lookup(n)) {
+      o.kind = Operand::Kind::Symbol;
+      o.symbol_kind = s->kind;
+      o.symbol = s->value;
+      return;
+    }
+    if (inst.op == Opcode::bra || inst.op == Opcode::brx) {
+      if (inst.op == Opcode::brx && branch_tables_.count(n)) {
+        o.kind = Operand::Kind::Vector;
+        o.symbol = static_cast<std::int64_t>(pc);
+        pending_tables_.push_back({pc, n});
+        return;
+      }
+      o.kind = Operand::Kind::Label;
+      o.imm = -1;
+      fixups_.push_back({pc, t});
+      return;
+    }
+    fail(t, "unknown register, symbol or label '" + n + "'");
+  }
+
+  void resolve_branch_tables(Function& f) {
+    for (const auto& [pc, name] : pending_tables_) {
+      for (Operand& o : f.code[pc].ops)
+        if (o.kind == Operand::Kind::Vector && o.regs.empty()) {
+          for (const auto& [label, target] : branch_tables_.at(name))
+            o.regs.push_back(static_cast<std::int32_t>(target));
+          break;
+        }
+    }
+    pending_tables_.clear();
+    branch_tables_.clear();
+  }
+
+  std::vector<Token> tokens_;
+  std::size_t pos_ = 0;
+  std::string file_;
+  Module& m_;
+  std::vector<std::map<std::string, Symbol>> scopes_;
+  Function* function_ = nullptr;
+  std::map<std::string, std::int32_t> registers_;
+  std::map<std::string, std::uint32_t> labels_;
+  std::vector<std::pair<std::uint32_t, Token>> fixups_;
+  std::map<std::string, std::vector<std::pair<Token, std::uint32_t>>> branch_tables_;
+  std::vector<std::pair<std::uint32_t, std::string>> pending_tables_;
+  std::uint32_t shared_bytes_ = 0;
+
+ public:
+  std::uint32_t static_shared_bytes() const { return shared_bytes_; }
+};
+
+}  // namespace
+
+std::shared_ptr<const Module> Module::parse(const std::string& text, const std::string& file) {
+  auto m = std::make_shared<Module>();
+  m->file = file;
+  Parser p(text, file, *m);
+  p.parse_module();
+  for (Function& f : m->functions) f.static_shared_bytes = p.static_shared_bytes();
+  return m;
+}
+
+const Function* Module::find(const std::string& name) const {
+  auto f = function_index.find(name);
+  return f == function_index.end() ? nullptr : &functions[f->second];
+}
+
+std::vector<Unsupported> Module::unsupported() const {
+  std::vector<Unsupported> out;
+  for (const Function& f : functions)
+    for (const Instruction& i : f.code)
+      if (!i.unsupported.empty()) out.push_back({f.name, i.line, i.text, i.unsupported});
+  return out;
+}
+
+}  // namespace cnuas::ptx

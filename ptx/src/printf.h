@@ -1,0 +1,15 @@
+// Calls to functions the module declares but does not define: the device
+// runtime's vprintf, malloc and free.
+#pragma once
+
+#include <ostream>
+
+#include "exec_state.h"
+
+namespace cnuas::ptx {
+
+// Runs the builtin for the active lanes, in lane order; faults for any other
+// undefined function.
+void call_builtin(Ctx& c, const Instruction& call, const Function& callee, std::ostream& out);
+
+}  // namespace cnuas::ptx
