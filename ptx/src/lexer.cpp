@@ -93,7 +93,7 @@ std::vector<Token> tokenize(const std::string& text, const std::string& file) {
       t.kind = Token::Kind::Ident;
       t.text = text.substr(i, j - i);
       advance(j - i);
-    } else if (std::strchr(",;:()[]{}<>+-!@|=*", c)) {
+    } else if (std::strchr(",;:()[]{}<>+-!@|=*/%&^~", c)) {
       t.kind = Token::Kind::Punct;
       t.text = std::string(1, c);
       advance(1);

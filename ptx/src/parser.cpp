@@ -385,6 +385,73 @@ class Parser {
     return true;
   }
 
+  static bool is_float_literal(const std::string& text, Type type) {
+    if (text.size() > 1 && text[0] == '0' && std::strchr("fFdD", text[1])) return true;
+    const bool hex = text.size() > 1 && (text[1] == 'x' || text[1] == 'X');
+    return !hex && (text.find_first_of(".eE") != std::string::npos || is_float(type));
+  }
+
+  // Integer constant expression, C precedence, by precedence climbing.
+  std::int64_t const_expr(int min_prec) {
+    std::int64_t lhs = const_unary();
+    for (;;) {
+      const Token& t = tok();
+      std::string op = t.kind == Token::Kind::Punct ? t.text : "";
+      if ((op == "<" || op == ">") && tok(1).is(op[0])) op += op;
+      const int prec = op == "*" || op == "/" || op == "%" ? 5
+                       : op == "+" || op == "-"            ? 4
+                       : op == "<<" || op == ">>"          ? 3
+                       : op == "&"                         ? 2
+                       : op == "^"                         ? 1
+                       : op == "|"                         ? 0
+                                                           : -1;
+      if (prec < min_prec || prec < 0) return lhs;
+      for (std::size_t k = 0; k < op.size(); ++k) next();
+      const std::int64_t rhs = const_expr(prec + 1);
+      const auto ul = static_cast<std::uint64_t>(lhs), ur = static_cast<std::uint64_t>(rhs);
+      if ((op == "/" || op == "%") && rhs == 0)
+        fail(t, "division by zero in a constant expression");
+      if (op == "*")
+        lhs = static_cast<std::int64_t>(ul * ur);
+      else if (op == "/")
+        lhs = (rhs == -1) ? static_cast<std::int64_t>(0 - ul) : lhs / rhs;
+      else if (op == "%")
+        lhs = (rhs == -1) ? 0 : lhs % rhs;
+      else if (op == "+")
+        lhs = static_cast<std::int64_t>(ul + ur);
+      else if (op == "-")
+        lhs = static_cast<std::int64_t>(ul - ur);
+      else if (op == "<<")
+        lhs = static_cast<std::int64_t>(ur >= 64 ? 0 : ul << ur);
+      else if (op == ">>")
+        lhs = ur >= 64 ? (lhs < 0 ? -1 : 0) : lhs >> ur;
+      else if (op == "&")
+        lhs = static_cast<std::int64_t>(ul & ur);
+      else if (op == "^")
+        lhs = static_cast<std::int64_t>(ul ^ ur);
+      else
+        lhs = static_cast<std::int64_t>(ul | ur);
+    }
+  }
+
+  std::int64_t const_unary() {
+    if (accept('-'))
+      return static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(const_unary()));
+    if (accept('~')) return ~const_unary();
+    if (accept('!')) return const_unary() == 0;
+    if (accept('(')) {
+      const std::int64_t v = const_expr(0);
+      expect(')');
+      return v;
+    }
+    const Token& t = tok();
+    if (t.kind != Token::Kind::Number) fail(t, "expected a number or a constant expression");
+    next();
+    std::uint64_t v;
+    if (!parse_integer(t.text, v)) fail(t, "malformed integer");
+    return static_cast<std::int64_t>(v);
+  }
+
   static bool float_bits(double d, Type type, std::uint64_t& bits) {
     if (type == Type::F32) {
       float f = static_cast<float>(d);
@@ -793,19 +860,23 @@ class Parser {
       expect(']');
       return;
     }
-    const bool negated = accept('!');
-    if (tok().is('-') || tok().kind == Token::Kind::Number) {
-      const bool neg = accept('-');
-      const Token& t = tok();
-      if (t.kind != Token::Kind::Number) fail(t, "expected a number");
-      next();
-      std::uint64_t bits;
+    if (tok().is('-') || tok().is('(') || tok().is('~') || tok().kind == Token::Kind::Number) {
       const Type ty = inst.op == Opcode::cvt ? inst.type2 : inst.type;
-      if (!number_bits(t.text, ty, neg, bits)) fail(t, "malformed number");
       o.kind = Operand::Kind::Imm;
-      o.imm = static_cast<std::int64_t>(bits);
+      const std::size_t at = tok().is('-') ? 1 : 0;
+      const Token& number = tok(at);
+      if (number.kind == Token::Kind::Number && is_float_literal(number.text, ty)) {
+        const bool neg = accept('-');
+        next();
+        std::uint64_t bits;
+        if (!number_bits(number.text, ty, neg, bits)) fail(number, "malformed number");
+        o.imm = static_cast<std::int64_t>(bits);
+      } else {
+        o.imm = const_expr(0);  // PTX allows constant expressions: 0 + 1, (1 << 4) - 1
+      }
       return;
     }
+    const bool negated = accept('!');
     const Token& t = tok();
     std::string n = expect_ident("an operand");
     if (n == "_") {

@@ -1,0 +1,99 @@
+// Loads the PTX that nvcc produced from tests/ptx/kernels at build time and
+// launches kernels with typed arguments laid out as each .entry declares.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ptx/executor.h"
+
+namespace cnuas::ptx::testing {
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Skips the test (with the reason) when nvcc was not found at configure time.
+#define CNUAS_REQUIRE_NVCC()                                        \
+  do {                                                              \
+    if (!CNUAS_HAVE_NVCC)                                           \
+      GTEST_SKIP() << "nvcc not found at configure time: the CUDA " \
+                      "kernel tests need it to produce PTX";        \
+  } while (0)
+
+class Device {
+ public:
+  explicit Device(const std::string& kernel_file)
+      : module_(
+            Module::parse(read_text(std::string(CNUAS_PTX_DIR) + "/" + kernel_file), kernel_file)),
+        loaded_(module_, memory_),
+        executor_(memory_, printed_) {}
+
+  template <class T>
+  std::uint64_t upload(const std::vector<T>& v) {
+    const std::uint64_t a = memory_.allocate(std::max<std::size_t>(v.size() * sizeof(T), 1));
+    if (!v.empty()) memory_.write(a, v.data(), v.size() * sizeof(T));
+    return a;
+  }
+  template <class T>
+  std::uint64_t alloc(std::size_t n) {
+    return memory_.allocate(std::max<std::size_t>(n * sizeof(T), 1));
+  }
+  template <class T>
+  std::vector<T> download(std::uint64_t a, std::size_t n) {
+    std::vector<T> v(n);
+    if (n) memory_.read(a, v.data(), n * sizeof(T));
+    return v;
+  }
+
+  template <class... Args>
+  LaunchStats launch(const std::string& kernel, Dim3 grid, Dim3 block, const Args&... args) {
+    return launch_shared(kernel, grid, block, 0, args...);
+  }
+
+  template <class... Args>
+  LaunchStats launch_shared(const std::string& kernel, Dim3 grid, Dim3 block,
+                            std::uint32_t dynamic_shared, const Args&... args) {
+    const Function* f = module_->find(kernel);
+    if (!f) throw std::invalid_argument("no kernel " + kernel);
+    LaunchConfig cfg;
+    cfg.grid = grid;
+    cfg.block = block;
+    cfg.dynamic_shared_bytes = dynamic_shared;
+    cfg.params.assign(f->param_bytes, 0);
+    std::size_t k = 0;
+    (place(cfg, *f, k++, args), ...);
+    if (k != f->params.size()) throw std::invalid_argument("wrong argument count for " + kernel);
+    return executor_.launch(loaded_, kernel, cfg);
+  }
+
+  const Module& module() const { return *module_; }
+  DeviceMemory& memory() { return memory_; }
+  std::string printed() const { return printed_.str(); }
+  const LoadedModule& loaded() const { return loaded_; }
+
+ private:
+  template <class T>
+  static void place(LaunchConfig& cfg, const Function& f, std::size_t k, const T& v) {
+    if (k >= f.params.size()) throw std::invalid_argument("too many arguments");
+    if (sizeof(T) != f.params[k].size) throw std::invalid_argument("argument size mismatch");
+    std::memcpy(cfg.params.data() + f.params[k].offset, &v, sizeof(T));
+  }
+
+  DeviceMemory memory_;
+  std::shared_ptr<const Module> module_;
+  LoadedModule loaded_;
+  std::ostringstream printed_;
+  Executor executor_;
+};
+
+}  // namespace cnuas::ptx::testing
