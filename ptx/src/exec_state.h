@@ -93,6 +93,11 @@ struct Ctx {
   StepRecord* record;
 
   std::uint64_t* reg(std::int32_t r) { return &w.regs[(frame.reg_base + r) * 32u]; }
+  // The declared width of a register (predicates count as 64: they hold 0 or 1).
+  unsigned reg_width(std::int32_t r) const {
+    const unsigned b = type_bits(frame.fn->registers[static_cast<std::size_t>(r)].type);
+    return b <= 8 ? 64 : b;
+  }
   // Source operand as 32 lane values: a register's own storage, or `scratch` filled.
   const std::uint64_t* src(const Operand& o, std::uint64_t* scratch);
   std::uint64_t symbol_value(const Operand& o, unsigned lane) const;

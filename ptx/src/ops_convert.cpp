@@ -181,6 +181,14 @@ bool exec_convert(Ctx& c, const Instruction& i) {
         const bool sat = i.has(kSat);
         map1(c, i, [&](u64 a) { return int_to_int(a, src, dst, sat); });
       }
+      // A signed result narrower than its register is sign-extended into it.
+      if (is_signed(dst) && type_bits(dst) < 64 && i.ops[0].kind == Operand::Kind::Reg) {
+        const unsigned width = c.reg_width(i.ops[0].reg);
+        std::uint64_t* d = c.reg(i.ops[0].reg);
+        each_lane(c.mask, [&](unsigned l) {
+          d[l] = truncate(static_cast<u64>(sign_extend(d[l], type_bits(dst))), width);
+        });
+      }
       return true;
     }
     case Opcode::cvta: {

@@ -109,8 +109,7 @@ struct Access {
 };
 
 unsigned reg_bits(const Ctx& c, std::int32_t r) {
-  const unsigned b = type_bits(c.frame.fn->registers[static_cast<std::size_t>(r)].type);
-  return b == 8 ? 64 : b;  // pred registers hold 0/1
+  return c.reg_width(r);
 }
 
 u64 load_value(const std::uint8_t* p, Type t) {
