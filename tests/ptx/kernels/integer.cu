@@ -136,10 +136,11 @@ extern "C" __global__ void logic3(unsigned a, unsigned b, unsigned c, unsigned* 
 #define LOP8(n) LOP(n) LOP(n + 1) LOP(n + 2) LOP(n + 3) LOP(n + 4) LOP(n + 5) LOP(n + 6) LOP(n + 7)
     LOP8(0)
     LOP8(8)
-    LOP8(16) LOP8(24) LOP8(32) LOP8(40) LOP8(48) LOP8(56) LOP8(64) LOP8(72) LOP8(80) LOP8(88)
-        LOP8(96) LOP8(104) LOP8(112) LOP8(120) LOP8(128) LOP8(136) LOP8(144) LOP8(152) LOP8(160)
-            LOP8(168) LOP8(176) LOP8(184) LOP8(192) LOP8(200) LOP8(208) LOP8(216) LOP8(224)
-                LOP8(232) LOP8(240) LOP8(248) default : r = 0;
+    LOP8(16)
+    LOP8(24) LOP8(32) LOP8(40) LOP8(48) LOP8(56) LOP8(64) LOP8(72) LOP8(80) LOP8(88) LOP8(96)
+        LOP8(104) LOP8(112) LOP8(120) LOP8(128) LOP8(136) LOP8(144) LOP8(152) LOP8(160) LOP8(168)
+            LOP8(176) LOP8(184) LOP8(192) LOP8(200) LOP8(208) LOP8(216) LOP8(224) LOP8(232)
+                LOP8(240) LOP8(248) default : r = 0;
   }
   out[threadIdx.x] = r;
 }

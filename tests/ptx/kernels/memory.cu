@@ -1,0 +1,97 @@
+// Memory spaces and atomics: shared (static and dynamic), constant, global
+// variables, vector accesses, generic pointers, cp.async, atomics, barriers.
+#include <cuda_pipeline.h>
+
+__constant__ int table[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+__device__ int counter = 1000;
+__device__ float scale_factor = 0.5f;
+
+extern "C" __global__ void block_reverse(const int* in, int* out) {
+  __shared__ int tile[256];
+  extern __shared__ int dyn[];
+  int t = threadIdx.x;
+  tile[t] = in[blockIdx.x * blockDim.x + t];
+  dyn[t] = tile[t] * 2;
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + t] =
+      tile[blockDim.x - 1 - t] + dyn[(t + 1) % blockDim.x] + table[t & 7];
+}
+
+extern "C" __global__ void atomics(int* ints, unsigned* uints, float* floats, double* doubles,
+                                   unsigned long long* wide) {
+  __shared__ int shared_sum;
+  int t = threadIdx.x + blockIdx.x * blockDim.x;
+  if (threadIdx.x == 0) shared_sum = 0;
+  __syncthreads();
+  atomicAdd(&shared_sum, t);
+  atomicAdd(&ints[0], 1);
+  atomicMax(&ints[1], t * 7 % 101);
+  atomicMin(&ints[2], -(t * 13 % 97));
+  atomicAnd(&ints[3], ~(1 << (t % 31)));
+  atomicOr(&ints[4], 1 << (t % 29));
+  atomicXor(&ints[5], t);
+  atomicInc(&uints[0], 17u);
+  atomicDec(&uints[1], 9u);
+  atomicCAS(&ints[6], t - 1, t);  // only succeeds in order: counts a chain
+  atomicExch(&ints[7], 42);
+  atomicAdd(&floats[0], 0.25f);
+  atomicAdd(&doubles[0], 0.125);
+  atomicAdd(&wide[0], 1ull << 33);
+  atomicAdd(&counter, 1);
+  __syncthreads();
+  if (threadIdx.x == 0) atomicAdd(&ints[8], shared_sum);
+}
+
+extern "C" __global__ void vectors(const float4* in, float4* out, const double2* din,
+                                   double2* dout) {
+  int t = threadIdx.x;
+  float4 v = __ldg(&in[t]);
+  out[t] = make_float4(v.w * scale_factor, v.z, v.y, v.x + table[t & 7]);
+  double2 d = din[t];
+  dout[t] = make_double2(d.y, d.x);
+}
+
+__device__ __noinline__ int through_generic(int* p, int v) {
+  *p += v;  // p may point to shared, local or global memory
+  return __isShared(p) * 1 + __isLocal(p) * 2 + __isGlobal(p) * 4;
+}
+
+extern "C" __global__ void generic(int* g, int* kinds) {
+  __shared__ int s[32];
+  int l[4] = {0, 0, 0, 0};
+  int t = threadIdx.x;
+  s[t] = t;
+  g[t] = 10 * t;
+  l[t & 3] = 100 * t;
+  int a = through_generic(&s[t], 1);
+  int b = through_generic(&l[t & 3], 2);
+  int c = through_generic(&g[t], 3);
+  kinds[t * 4 + 0] = a;
+  kinds[t * 4 + 1] = b;
+  kinds[t * 4 + 2] = c;
+  kinds[t * 4 + 3] = s[t] + l[t & 3] + g[t];
+}
+
+// cp.async into shared memory, then a barrier and a read back.
+extern "C" __global__ void async_copy(const int4* in, int4* out) {
+  __shared__ int4 stage[64];
+  int t = threadIdx.x;
+  __pipeline_memcpy_async(&stage[t], &in[t], sizeof(int4));
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  __syncthreads();
+  out[t] = stage[63 - t];
+}
+
+// __syncthreads_count / _and / _or: bar.red.
+extern "C" __global__ void votes(const int* in, int* out) {
+  int v = in[threadIdx.x];
+  int c = __syncthreads_count(v > 10);
+  int a = __syncthreads_and(v > 0);
+  int o = __syncthreads_or(v > 90);
+  if (threadIdx.x == 0) {
+    out[0] = c;
+    out[1] = a;
+    out[2] = o;
+  }
+}
