@@ -176,6 +176,8 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
     } else if ((inst.op == Opcode::bar || inst.op == Opcode::barrier) &&
                (m == "arrive" || m == "red")) {
       inst.flags |= m == "arrive" ? kArrive : kRed;
+    } else if (inst.op == Opcode::brx && m == "idx") {
+      inst.flags |= kIdx;
     } else if (inst.op == Opcode::cvta && m == "to") {
       inst.flags |= kTo;
     } else if (harmless(m)) {

@@ -763,7 +763,7 @@ class Parser {
         inst.text += ' ';
       inst.text += tokens_[i].text;
     }
-    if (inst.unsupported.empty()) check_supported(inst);
+    check_supported(inst);
     function_->code.push_back(std::move(inst));
   }
 

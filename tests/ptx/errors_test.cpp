@@ -1,0 +1,156 @@
+// Faults and bad input: every message says what, where, and what is accepted.
+#include "ptx_harness.h"
+
+namespace cnuas::ptx::testing {
+namespace {
+
+const char* kHeader = ".version 9.0\n.target sm_90\n.address_size 64\n";
+
+std::string parse_error(const std::string& body) {
+  try {
+    Module::parse(std::string(kHeader) + body, "bad.ptx");
+  } catch (const ParseError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+struct PtxRun {
+  DeviceMemory memory;
+  std::ostringstream out;
+  Executor exec{memory, out};
+  std::shared_ptr<const Module> module;
+  std::unique_ptr<LoadedModule> loaded;
+  explicit PtxRun(const std::string& body) {
+    module = Module::parse(std::string(kHeader) + body, "k.ptx");
+    loaded = std::make_unique<LoadedModule>(module, memory);
+  }
+  std::string launch(const std::string& kernel, Dim3 grid, Dim3 block,
+                     std::vector<std::uint8_t> params = {}, std::uint64_t limit = 0) {
+    LaunchConfig cfg;
+    cfg.grid = grid;
+    cfg.block = block;
+    cfg.params = std::move(params);
+    cfg.instruction_limit = limit;
+    try {
+      exec.launch(*loaded, kernel, cfg);
+    } catch (const ExecutionError& e) {
+      return e.what();
+    }
+    return "";
+  }
+};
+
+std::vector<std::uint8_t> pointer_param(std::uint64_t p) {
+  std::vector<std::uint8_t> v(8);
+  std::memcpy(v.data(), &p, 8);
+  return v;
+}
+
+TEST(PtxErrors, ParseErrorsNameFileLineColumnAndText) {
+  std::string e = parse_error(".visible .entry k()\n{\n\tfrobnicate.u32 %r1, 1;\n}\n");
+  EXPECT_NE(e.find("bad.ptx:6:2"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown instruction 'frobnicate.u32'"), std::string::npos) << e;
+  e = parse_error(".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tadd.u32 %r1, %r7, 1;\n}\n");
+  EXPECT_NE(e.find("bad.ptx:7:15"), std::string::npos) << e;
+  EXPECT_NE(e.find("%r7"), std::string::npos) << e;
+  e = parse_error(".visible .entry k()\n{\n\tbra $L_nowhere;\n}\n");
+  EXPECT_NE(e.find("unknown label '$L_nowhere'"), std::string::npos) << e;
+  e = parse_error(".visible .entry k()\n{\n\tret;\n");
+  EXPECT_NE(e.find("unterminated function body"), std::string::npos) << e;
+  e = parse_error(".bogus 3;\n");
+  EXPECT_NE(e.find("bad.ptx:4:1: unknown module-scope directive"), std::string::npos) << e;
+  e = parse_error(".global .u32 x = 0q12;\n");
+  EXPECT_NE(e.find("bad.ptx:4:"), std::string::npos) << e;
+  e = parse_error("/* never closed\n");
+  EXPECT_NE(e.find("unterminated /* comment"), std::string::npos) << e;
+}
+
+TEST(PtxErrors, OutOfBoundsAccessNamesKernelCtaThreadLineAndAddress) {
+  PtxRun r(
+      ".visible .entry oob(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<4>;\n"
+      "\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd2, %r1, 4;\n"
+      "\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r1;\n\tret;\n}\n");
+  const std::uint64_t buf = r.memory.allocate(16 * 4);  // 16 ints; the kernel writes 20
+  const std::string e = r.launch("oob", {2, 1, 1}, {20, 1, 1}, pointer_param(buf));
+  EXPECT_NE(e.find("kernel oob"), std::string::npos) << e;
+  EXPECT_NE(e.find("CTA (0,0,0)"), std::string::npos) << e;
+  EXPECT_NE(e.find("thread (16,0,0)"), std::string::npos) << e;
+  EXPECT_NE(e.find("PTX line 12"), std::string::npos) << e;
+  EXPECT_NE(e.find("st.global.u32 [%rd3], %r1"), std::string::npos) << e;
+  char addr[32];
+  std::snprintf(addr, sizeof addr, "0x%llx", static_cast<unsigned long long>(buf + 64));
+  EXPECT_NE(e.find(addr), std::string::npos) << e;
+}
+
+TEST(PtxErrors, SharedAndLocalBoundsAreChecked) {
+  PtxRun r(
+      ".visible .entry sh()\n{\n\t.reg .b32 %r<4>;\n\t.shared .align 4 .b8 s[64];\n"
+      "\tmov.u32 %r1, %tid.x;\n\tshl.b32 %r2, %r1, 2;\n\tmov.u32 %r3, s;\n\tadd.u32 %r2, %r2, "
+      "%r3;\n"
+      "\tst.shared.u32 [%r2], %r1;\n\tret;\n}\n");
+  const std::string e = r.launch("sh", {1, 1, 1}, {17, 1, 1});
+  EXPECT_NE(e.find("thread (16,0,0)"), std::string::npos) << e;
+  EXPECT_NE(e.find("shared address 0x40"), std::string::npos) << e;
+}
+
+TEST(PtxErrors, UnsupportedInstructionsStopTheKernelNamingThem) {
+  PtxRun r(
+      ".visible .entry mm()\n{\n\t.reg .b32 %r<3>;\n\tmov.u32 %r1, 0;\n"
+      "\tmovmatrix.sync.aligned.m8n8.trans.b16 %r2, %r1;\n\tret;\n}\n");
+  ASSERT_EQ(r.module->unsupported().size(), 1u);
+  EXPECT_EQ(r.module->unsupported()[0].line, 8u);
+  const std::string e = r.launch("mm", {1, 1, 1}, {32, 1, 1});
+  EXPECT_NE(e.find("PTX line 8"), std::string::npos) << e;
+  EXPECT_NE(e.find("movmatrix is not implemented"), std::string::npos) << e;
+}
+
+TEST(PtxErrors, TrapBarrierDeadlockAndRunawayKernels) {
+  PtxRun trap(
+      ".visible .entry t()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, %tid.x;\n\t"
+      ".reg .pred %p;\n\tsetp.eq.u32 %p, %r1, 5;\n\t@%p trap;\n\tret;\n}\n");
+  std::string e = trap.launch("t", {1, 1, 1}, {32, 1, 1});
+  EXPECT_NE(e.find("thread (5,0,0)"), std::string::npos) << e;
+  EXPECT_NE(e.find("trap executed"), std::string::npos) << e;
+  // bar.sync 1, 64 in a CTA of 32 threads: the barrier can never fill.
+  PtxRun dead(".visible .entry d()\n{\n\tbar.sync 1, 64;\n\tret;\n}\n");
+  e = dead.launch("d", {1, 1, 1}, {32, 1, 1});
+  EXPECT_NE(e.find("barrier 1 can never complete: 32 threads arrived, 64 expected"),
+            std::string::npos)
+      << e;
+  PtxRun spin(".visible .entry s()\n{\n$L:\n\tbra.uni $L;\n}\n");
+  e = spin.launch("s", {1, 1, 1}, {32, 1, 1}, {}, 100000);
+  EXPECT_NE(e.find("instruction limit of 100000"), std::string::npos) << e;
+}
+
+TEST(PtxErrors, BadLaunchesAreRefusedWithWhatIsAccepted) {
+  PtxRun r(".visible .entry k(.param .u64 p)\n{\n\tret;\n}\n");
+  LaunchConfig cfg;
+  cfg.block = {2048, 1, 1};
+  cfg.params.resize(8);
+  try {
+    r.exec.launch(*r.loaded, "k", cfg);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("1 to 1024 threads"), std::string::npos) << e.what();
+  }
+  cfg.block = {32, 1, 1};
+  cfg.params.clear();
+  try {
+    r.exec.launch(*r.loaded, "k", cfg);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("takes 8 parameter bytes; 0 given"), std::string::npos)
+        << e.what();
+  }
+  try {
+    r.exec.launch(*r.loaded, "kk", cfg);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no kernel (.entry) named 'kk'"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace cnuas::ptx::testing
