@@ -758,9 +758,12 @@ class Parser {
     expect(';');
     // The statement text for messages: tokens joined with spaces.
     for (std::size_t i = start; i + 1 < pos_; ++i) {
-      if (!inst.text.empty() && !tokens_[i].is(',') && !tokens_[i].is(']') &&
-          !tokens_[i - 1].is('[') && !tokens_[i - 1].is('@') && !tokens_[i - 1].is('!'))
-        inst.text += ' ';
+      const Token& prev = tokens_[i - 1];
+      const Token& cur = tokens_[i];
+      const bool glued = cur.is(',') || cur.is(']') || cur.is('}') || cur.is(')') || cur.is('|') ||
+                         prev.is('[') || prev.is('{') || prev.is('(') || prev.is('@') ||
+                         prev.is('!') || prev.is('|');
+      if (!inst.text.empty() && !glued) inst.text += ' ';
       inst.text += tokens_[i].text;
     }
     check_supported(inst);
