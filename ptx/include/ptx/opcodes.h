@@ -17,13 +17,14 @@ namespace cnuas::ptx {
   X(griddepcontrol) X(isspacep) X(istypeof) X(ld) X(ldmatrix) X(ldu) X(lg2) X(lop3) \
   X(mad) X(mad24) X(madc) X(mapa) X(match) X(max) X(mbarrier) X(membar) X(min) X(mma) \
   X(mov) X(movmatrix) X(mul) X(mul24) X(multimem) X(nanosleep) X(neg) X(not_) X(or_) \
-  X(pmevent) X(popc) X(prefetch) X(prmt) X(rcp) X(red) X(redux) X(rem) X(ret) X(rsqrt) \
-  X(sad) X(selp) X(set) X(setmaxnreg) X(setp) X(shf) X(shfl) X(shl) X(shr) X(sin) X(slct) \
-  X(sqrt) X(st) X(stackrestore) X(stacksave) X(stmatrix) X(sub) X(subc) X(suld) X(suq) \
-  X(sured) X(sust) X(szext) X(tanh) X(tcgen05) X(tensormap) X(testp) X(tex) X(tld4) \
-  X(trap) X(txq) X(vabsdiff) X(vabsdiff2) X(vabsdiff4) X(vadd) X(vadd2) X(vadd4) X(vavrg2) \
-  X(vmad) X(vmax) X(vmax2) X(vmax4) X(vmin) X(vmin2) X(vote) X(vset) X(vset2) X(vset4) \
-  X(vshl) X(vshr) X(vsub) X(vsub2) X(vsub4) X(wgmma) X(wmma) X(xor_)
+  X(pmevent) X(popc) X(prefetch) X(prefetchu) X(prmt) X(rcp) X(red) X(redux) X(rem) \
+  X(ret) X(rsqrt) X(sad) X(selp) X(set) X(setmaxnreg) X(setp) X(shf) X(shfl) X(shl) \
+  X(shr) X(sin) X(slct) X(sqrt) X(st) X(stackrestore) X(stacksave) X(stmatrix) X(sub) \
+  X(subc) X(suld) X(suq) X(sured) X(sust) X(szext) X(tanh) X(tcgen05) X(tensormap) X(testp) \
+  X(tex) X(tld4) X(trap) X(txq) X(vabsdiff) X(vabsdiff2) X(vabsdiff4) X(vadd) X(vadd2) \
+  X(vadd4) X(vavrg2) X(vavrg4) X(vmad) X(vmax) X(vmax2) X(vmax4) X(vmin) X(vmin2) X(vmin4) \
+  X(vote) X(vset) X(vset2) X(vset4) X(vshl) X(vshr) X(vsub) X(vsub2) X(vsub4) X(wgmma) \
+  X(wmma) X(xor_)
 // clang-format on
 
 enum class Opcode : std::uint16_t {
