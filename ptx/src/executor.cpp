@@ -546,9 +546,10 @@ Executor::Executor(DeviceMemory& memory, std::ostream& printf_out)
     : memory_(memory), out_(printf_out) {}
 Executor::~Executor() = default;
 
-std::unique_ptr<Executor::Cta> Executor::begin_cta(const LoadedModule& module,
-                                                   const std::string& kernel,
-                                                   const LaunchConfig& config, Dim3 cta_id) {
+namespace {
+
+const Function& check_launch(const LoadedModule& module, const std::string& kernel,
+                             const LaunchConfig& config) {
   const Function* f = module.module().find(kernel);
   if (!f || !f->is_entry || !f->defined)
     throw std::invalid_argument("no kernel (.entry) named '" + kernel + "' in " +
@@ -564,51 +565,73 @@ std::unique_ptr<Executor::Cta> Executor::begin_cta(const LoadedModule& module,
     throw std::invalid_argument("kernel '" + kernel + "' takes " + std::to_string(f->param_bytes) +
                                 " parameter bytes; " + std::to_string(config.params.size()) +
                                 " given");
+  return *f;
+}
+
+// Prepares a CTA, reusing the storage of the previous one: a grid of many small
+// CTAs would otherwise spend its time in the allocator.
+void reset_cta(Executor::Cta::State& s, const Function& f, Dim3 cta_id) {
+  const LaunchConfig& config = *s.config;
+  s.kernel = &f;
+  s.cta = cta_id;
+  s.threads = static_cast<std::uint32_t>(config.block.count());
+  s.dynamic_shared_base = align16(f.static_shared_bytes);
+  s.shared.assign(s.dynamic_shared_base + config.dynamic_shared_bytes, 0);
+  std::fill(std::begin(s.arrived), std::end(s.arrived), 0u);
+  std::fill(std::begin(s.bar_red), std::end(s.bar_red), 0u);
+  std::fill(std::begin(s.bar_expected), std::end(s.bar_expected), 0u);
+  const std::uint32_t warps = (s.threads + 31) / 32;
+  s.warps.resize(warps);
+  const std::size_t stack = frame_bytes(f) > 0 ? std::size_t{config.stack_bytes} * 32 : 0;
+  for (std::uint32_t wi = 0; wi < warps; ++wi) {
+    Warp& w = s.warps[wi];
+    w.index = wi;
+    const std::uint32_t n = std::min<std::uint32_t>(32, s.threads - wi * 32);
+    w.valid = n == 32 ? ~0u : (1u << n) - 1;
+    w.exited = 0;
+    w.waiting = false;
+    w.barrier_id = 0;
+    w.bar_inst = nullptr;
+    w.bar_mask = 0;
+    std::fill(std::begin(w.carry), std::end(w.carry), std::uint8_t{0});
+    w.regs.assign(f.registers.size() * 32, 0);
+    if (w.stack.size() != stack) w.stack.assign(stack, 0);
+    w.frames.clear();
+    w.frames.push_back({&f, 0, 0, 0, 0, nullptr});
+    w.simt.clear();
+    w.simt.push_back({0, ~0u, w.valid});
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Executor::Cta> Executor::begin_cta(const LoadedModule& module,
+                                                   const std::string& kernel,
+                                                   const LaunchConfig& config, Dim3 cta_id) {
+  const Function& f = check_launch(module, kernel, config);
   auto s = std::make_unique<Cta::State>();
   s->module = &module;
-  s->kernel = f;
   s->config = &config;
   s->memory = &memory_;
   s->out = &out_;
-  s->cta = cta_id;
-  s->threads = static_cast<std::uint32_t>(threads);
   s->limit = config.instruction_limit ? config.instruction_limit : (1ull << 40);
-  s->dynamic_shared_base = align16(f->static_shared_bytes);
-  s->shared.assign(s->dynamic_shared_base + config.dynamic_shared_bytes, 0);
-  const std::uint32_t warps = (s->threads + 31) / 32;
-  s->warps.resize(warps);
-  for (std::uint32_t wi = 0; wi < warps; ++wi) {
-    Warp& w = s->warps[wi];
-    w.index = wi;
-    const std::uint32_t n = std::min<std::uint32_t>(32, s->threads - wi * 32);
-    w.valid = n == 32 ? ~0u : (1u << n) - 1;
-    w.regs.assign(f->registers.size() * 32, 0);
-    if (frame_bytes(*f) > 0) w.stack.assign(static_cast<std::size_t>(config.stack_bytes) * 32, 0);
-    w.frames.push_back({f, 0, 0, 0, 0, nullptr});
-    w.simt.push_back({0, ~0u, w.valid});
-  }
+  reset_cta(*s, f, cta_id);
   return std::make_unique<Cta>(std::move(s));
 }
 
 LaunchStats Executor::launch(const LoadedModule& module, const std::string& kernel,
                              const LaunchConfig& config) {
-  LaunchStats total;
+  auto cta = begin_cta(module, kernel, config, {0, 0, 0});
+  const Function& f = *cta->s_->kernel;
   const Dim3 g = config.grid;
   for (std::uint32_t z = 0; z < g.z; ++z)
     for (std::uint32_t y = 0; y < g.y; ++y)
       for (std::uint32_t x = 0; x < g.x; ++x) {
-        LaunchConfig cfg = config;
-        if (config.instruction_limit == 0) cfg.instruction_limit = 1ull << 40;
-        cfg.instruction_limit = cfg.instruction_limit > total.warp_instructions
-                                    ? cfg.instruction_limit - total.warp_instructions
-                                    : 1;
-        auto cta = begin_cta(module, kernel, cfg, {x, y, z});
+        if (x || y || z) reset_cta(*cta->s_, f, {x, y, z});
         cta->run();
-        total.warp_instructions += cta->stats().warp_instructions;
-        total.thread_instructions += cta->stats().thread_instructions;
-        ++total.ctas;
+        ++cta->s_->stats.ctas;
       }
-  return total;
+  return cta->stats();
 }
 
 }  // namespace cnuas::ptx

@@ -10,8 +10,7 @@ std::uint64_t DeviceMemory::allocate(std::uint64_t bytes, std::uint64_t align) {
   if (align == 0 || (align & (align - 1)) != 0)
     throw std::invalid_argument("alignment must be a power of two");
   const std::uint64_t base = (next_ + align - 1) & ~(align - 1);
-  Block b{bytes, std::make_unique<std::uint8_t[]>(bytes ? bytes : 1)};
-  std::memset(b.data.get(), 0, bytes ? bytes : 1);
+  Block b{bytes, std::make_unique<std::uint8_t[]>(bytes ? bytes : 1)};  // zero-filled
   blocks_.emplace(base, std::move(b));
   // A gap after each block so that running off its end never lands in the next.
   next_ = base + (bytes ? bytes : 1) + 256;
@@ -27,9 +26,7 @@ void DeviceMemory::free(std::uint64_t addr) {
   blocks_.erase(f);
 }
 
-std::uint8_t* DeviceMemory::find(std::uint64_t addr, std::uint64_t bytes) {
-  if (addr >= hit_base_ && addr + bytes <= hit_end_ && addr + bytes >= addr)
-    return hit_data_ + (addr - hit_base_);
+std::uint8_t* DeviceMemory::find_slow(std::uint64_t addr, std::uint64_t bytes) {
   auto f = blocks_.upper_bound(addr);
   if (f == blocks_.begin()) return nullptr;
   --f;

@@ -185,6 +185,79 @@ u64 atomic_op(Mode m, Type t, u64 old, u64 b, u64 c) {
   }
 }
 
+// Where a non-generic space keeps its bytes: the fast path for scalar accesses.
+// Null base means "ask Access::resolve" (global memory, or an out-of-range lane).
+template <unsigned B>
+inline std::uint8_t* fast_resolve(Ctx& c, const Access& acc, unsigned lane, u64 a) {
+  switch (acc.space) {
+    case Space::Shared:
+    case Space::SharedCta:
+      if (a + B <= c.s.shared.size()) return c.s.shared.data() + a;
+      break;
+    case Space::Global:
+    case Space::Const:
+      if (std::uint8_t* p = c.s.memory->find(a, B)) return p;
+      break;
+    default:
+      break;
+  }
+  return acc.resolve(lane, a, B);
+}
+
+template <unsigned B>
+void load_lanes(Ctx& c, const Access& acc, u64* d, unsigned width, bool sign) {
+  each_lane(c.mask, [&](unsigned l) {
+    const std::uint8_t* p = fast_resolve<B>(c, acc, l, acc.address(l));
+    u64 v = 0;
+    std::memcpy(&v, p, B);
+    if (sign) v = static_cast<u64>(sign_extend(v, B * 8));
+    d[l] = truncate(v, width);
+  });
+}
+
+void load_scalar(Ctx& c, const Instruction& i, const Access& acc, u64* d, unsigned width) {
+  const bool sign = is_signed(i.type);
+  switch (type_bytes(i.type)) {
+    case 1:
+      load_lanes<1>(c, acc, d, width, sign);
+      break;
+    case 2:
+      load_lanes<2>(c, acc, d, width, sign);
+      break;
+    case 4:
+      load_lanes<4>(c, acc, d, width, sign);
+      break;
+    default:
+      load_lanes<8>(c, acc, d, width, sign);
+      break;
+  }
+}
+
+template <unsigned B>
+void store_lanes(Ctx& c, const Access& acc, const u64* v) {
+  each_lane(c.mask, [&](unsigned l) {
+    std::uint8_t* p = fast_resolve<B>(c, acc, l, acc.address(l));
+    std::memcpy(p, &v[l], B);
+  });
+}
+
+void store_scalar(Ctx& c, const Instruction& i, const Access& acc, const u64* v) {
+  switch (type_bytes(i.type)) {
+    case 1:
+      store_lanes<1>(c, acc, v);
+      break;
+    case 2:
+      store_lanes<2>(c, acc, v);
+      break;
+    case 4:
+      store_lanes<4>(c, acc, v);
+      break;
+    default:
+      store_lanes<8>(c, acc, v);
+      break;
+  }
+}
+
 }  // namespace
 
 bool exec_memory(Ctx& c, const Instruction& i) {
@@ -194,6 +267,10 @@ bool exec_memory(Ctx& c, const Instruction& i) {
       const Operand& d = i.ops[0];
       Access acc{c, i, i.ops[1], i.space, false};
       const unsigned eb = type_bytes(i.type);
+      if (d.kind == Operand::Kind::Reg && !c.record) {
+        load_scalar(c, i, acc, c.reg(d.reg), c.reg_width(d.reg));
+        return true;
+      }
       const unsigned n = d.kind == Operand::Kind::Vector ? static_cast<unsigned>(d.regs.size()) : 1;
       each_lane(c.mask, [&](unsigned l) {
         const u64 a = acc.address(l);
@@ -213,8 +290,12 @@ bool exec_memory(Ctx& c, const Instruction& i) {
       const Operand& v = i.ops[1];
       Access acc{c, i, i.ops[0], i.space, true};
       const unsigned eb = type_bytes(i.type);
-      const unsigned n = v.kind == Operand::Kind::Vector ? static_cast<unsigned>(v.regs.size()) : 1;
       std::uint64_t scratch[32];
+      if (v.kind != Operand::Kind::Vector && !c.record) {
+        store_scalar(c, i, acc, c.src(v, scratch));
+        return true;
+      }
+      const unsigned n = v.kind == Operand::Kind::Vector ? static_cast<unsigned>(v.regs.size()) : 1;
       const u64* value = v.kind == Operand::Kind::Vector ? nullptr : c.src(v, scratch);
       each_lane(c.mask, [&](unsigned l) {
         const u64 a = acc.address(l);

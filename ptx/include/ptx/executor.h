@@ -101,6 +101,7 @@ class Executor::Cta {
   explicit Cta(std::unique_ptr<State> s);
 
  private:
+  friend class Executor;
   std::unique_ptr<State> s_;
 };
 

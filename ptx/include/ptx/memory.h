@@ -25,10 +25,15 @@ class DeviceMemory {
   void write(std::uint64_t addr, const void* src, std::uint64_t bytes);
   void read(std::uint64_t addr, void* dst, std::uint64_t bytes) const;
   // The bytes [addr, addr+bytes) when they lie inside one allocation, else nullptr.
-  std::uint8_t* find(std::uint64_t addr, std::uint64_t bytes);
+  std::uint8_t* find(std::uint64_t addr, std::uint64_t bytes) {
+    if (addr >= hit_base_ && addr + bytes <= hit_end_ && addr + bytes >= addr)
+      return hit_data_ + (addr - hit_base_);
+    return find_slow(addr, bytes);
+  }
   std::uint64_t allocated_bytes() const { return allocated_; }
 
  private:
+  std::uint8_t* find_slow(std::uint64_t addr, std::uint64_t bytes);
   struct Block {
     std::uint64_t size;
     std::unique_ptr<std::uint8_t[]> data;

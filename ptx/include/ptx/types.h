@@ -35,13 +35,51 @@ enum class Type : std::uint8_t {
 std::optional<Type> type_from_name(std::string_view name);  // "u32" (no dot)
 std::string_view type_name(Type t);
 
-// Size in bytes as stored in memory (pred: 1).
-unsigned type_bytes(Type t);
-inline unsigned type_bits(Type t) {
+// Size in bytes as stored in memory (pred: 1). Inline: executors ask per lane.
+constexpr unsigned type_bytes(Type t) {
+  switch (t) {
+    case Type::None:
+      return 0;
+    case Type::Pred:
+    case Type::B8:
+    case Type::U8:
+    case Type::S8:
+      return 1;
+    case Type::B16:
+    case Type::U16:
+    case Type::S16:
+    case Type::F16:
+    case Type::BF16:
+      return 2;
+    case Type::B32:
+    case Type::U32:
+    case Type::S32:
+    case Type::F32:
+    case Type::F16x2:
+    case Type::BF16x2:
+    case Type::TF32:
+      return 4;
+    case Type::B64:
+    case Type::U64:
+    case Type::S64:
+    case Type::F64:
+      return 8;
+    case Type::B128:
+      return 16;
+  }
+  return 0;
+}
+constexpr unsigned type_bits(Type t) {
   return type_bytes(t) * 8;
 }
-bool is_signed(Type t);
-bool is_float(Type t);  // f16 .. f64, including packed pairs
+constexpr bool is_signed(Type t) {
+  return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64;
+}
+// f16 .. f64, including packed pairs
+constexpr bool is_float(Type t) {
+  return t == Type::F16 || t == Type::F16x2 || t == Type::BF16 || t == Type::BF16x2 ||
+         t == Type::TF32 || t == Type::F32 || t == Type::F64;
+}
 
 // Sign- or zero-extends the low bits of a register value to 64 bits.
 inline std::int64_t sign_extend(std::uint64_t v, unsigned bits) {
