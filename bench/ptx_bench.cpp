@@ -26,11 +26,13 @@ std::vector<std::uint8_t> params(const Function& f, const Args&... args) {
 }
 
 void report(const char* name, const LaunchStats& s, double seconds) {
-  std::printf("%-8s %12llu warp instr %14llu thread instr %8.3f s  %7.1f M thread instr/s  %6.2f M warp instr/s\n",
-              name, static_cast<unsigned long long>(s.warp_instructions),
-              static_cast<unsigned long long>(s.thread_instructions), seconds,
-              static_cast<double>(s.thread_instructions) / seconds / 1e6,
-              static_cast<double>(s.warp_instructions) / seconds / 1e6);
+  std::printf(
+      "%-8s %12llu warp instr %14llu thread instr %8.3f s  %7.1f M thread instr/s  %6.2f M warp "
+      "instr/s\n",
+      name, static_cast<unsigned long long>(s.warp_instructions),
+      static_cast<unsigned long long>(s.thread_instructions), seconds,
+      static_cast<double>(s.thread_instructions) / seconds / 1e6,
+      static_cast<double>(s.warp_instructions) / seconds / 1e6);
 }
 
 }  // namespace
@@ -66,7 +68,8 @@ int main(int argc, char** argv) {
   std::printf("SGEMM %dx%dx%d, 16x16 tiles\n", n, n, n);
   report("sgemm", s, std::chrono::duration<double>(t1 - t0).count());
 
-  const std::uint64_t x = mem.allocate(std::uint64_t{4} * triad_n), y = mem.allocate(std::uint64_t{4} * triad_n),
+  const std::uint64_t x = mem.allocate(std::uint64_t{4} * triad_n),
+                      y = mem.allocate(std::uint64_t{4} * triad_n),
                       z = mem.allocate(std::uint64_t{4} * triad_n);
   LaunchConfig tcfg;
   tcfg.grid = {static_cast<std::uint32_t>(triad_n / 256), 1, 1};
