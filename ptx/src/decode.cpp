@@ -1,5 +1,6 @@
 #include "decode.h"
 
+#include <cstdio>
 #include <map>
 #include <set>
 #include <vector>
@@ -140,6 +141,57 @@ bool uses_mode(Opcode op) {
          op == Opcode::barrier || op == Opcode::multimem;
 }
 
+// wmma.load.a.sync.aligned.row.m16n16k16.global.f16,
+// wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 (d, c) or .f32.bf16.bf16.f32 (d, a, b, c).
+void decode_wmma(const std::vector<std::string>& parts, Instruction& inst) {
+  MatrixOp& mx = inst.matrix;
+  std::vector<Type> types;
+  int layouts = 0;
+  for (std::size_t k = 1; k < parts.size(); ++k) {
+    const std::string& m = parts[k];
+    unsigned mm = 0, nn = 0, kk = 0;
+    if (m == "load")
+      mx.kind = MatrixOp::Kind::Load;
+    else if (m == "store")
+      mx.kind = MatrixOp::Kind::Store;
+    else if (m == "mma")
+      mx.kind = MatrixOp::Kind::Mma;
+    else if (m == "a" || m == "b" || m == "c" || m == "d")
+      mx.which = m[0];
+    else if (m == "row" || m == "col")
+      (layouts++ == 0 ? mx.row : mx.b_row) = m == "row";
+    else if (std::sscanf(m.c_str(), "m%un%uk%u", &mm, &nn, &kk) == 3) {
+      mx.m = static_cast<std::uint8_t>(mm);
+      mx.n = static_cast<std::uint8_t>(nn);
+      mx.k = static_cast<std::uint8_t>(kk);
+    } else if (auto t = type_from_name(m))
+      types.push_back(*t);
+    else if (Space s = space_word(m); s != Space::None)
+      inst.space = s;
+    else if (m == "satfinite")
+      mx.satfinite = true;
+    else if (m == "sync" || m == "aligned" || m == "rn")
+      continue;
+    else if (inst.unsupported.empty())
+      inst.unsupported = "modifier ." + m + " of wmma";
+  }
+  if (mx.kind == MatrixOp::Kind::Mma) {
+    if (types.size() == 2) {
+      mx.d = types[0];
+      mx.c = types[1];
+      mx.a = mx.b = Type::F16;
+    } else if (types.size() == 4) {
+      mx.d = types[0];
+      mx.a = types[1];
+      mx.b = types[2];
+      mx.c = types[3];
+    }
+  } else if (!types.empty()) {
+    mx.a = types[0];  // the element type in memory
+  }
+  inst.type = types.empty() ? Type::None : types.back();
+}
+
 }  // namespace
 
 bool decode_opcode(const std::string& word, Instruction& inst) {
@@ -147,6 +199,10 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
   const auto op = opcode_from_name(parts[0]);
   if (!op) return false;
   inst.op = *op;
+  if (inst.op == Opcode::wmma) {
+    decode_wmma(parts, inst);
+    return true;
+  }
   std::vector<Type> types;
   for (std::size_t k = 1; k < parts.size(); ++k) {
     const std::string& m = parts[k];
@@ -292,6 +348,7 @@ void check_supported(Instruction& inst) {
                                             Opcode::testp,
                                             Opcode::trap,
                                             Opcode::vote,
+                                            Opcode::wmma,
                                             Opcode::xor_};
   if (!implemented.count(inst.op)) {
     inst.unsupported =

@@ -260,6 +260,13 @@ void store_scalar(Ctx& c, const Instruction& i, const Access& acc, const u64* v)
 
 }  // namespace
 
+std::uint8_t* matrix_address(Ctx& c, const Instruction& i, Space space, std::uint64_t a,
+                             unsigned bytes, unsigned lane) {
+  static const Operand none;
+  Access acc{c, i, none, space, false};
+  return acc.resolve(lane, a, bytes);
+}
+
 bool exec_memory(Ctx& c, const Instruction& i) {
   switch (i.op) {
     case Opcode::ld:

@@ -179,6 +179,18 @@ struct Operand {
   std::vector<std::int32_t> regs;  // Vector elements (-1 = sink)
 };
 
+// A warp-wide matrix operation (wmma): what it does, its shape and types.
+struct MatrixOp {
+  enum class Kind : std::uint8_t { None, Load, Store, Mma };
+  Kind kind = Kind::None;
+  char which = 0;  // load/store: 'a', 'b', 'c' or 'd'
+  std::uint8_t m = 0, n = 0, k = 0;
+  bool row = true;    // load/store layout; for mma the layout of A
+  bool b_row = true;  // for mma: the layout of B
+  bool satfinite = false;
+  Type a = Type::None, b = Type::None, c = Type::None, d = Type::None;
+};
+
 struct Instruction {
   Opcode op = Opcode::Invalid;
   Type type = Type::None;   // the instruction type (last type suffix for most)
@@ -187,7 +199,6 @@ struct Instruction {
   Cmp cmp = Cmp::None;
   Round round = Round::None;
   Mode mode = Mode::None;
-  Cmp bool_op = Cmp::None;  // unused placeholder for set/setp .and/.or/.xor (in flags)
   std::uint8_t vec = 1;
   std::uint8_t nops = 0;
   std::int32_t guard = -1;  // predicate register, or -1
@@ -197,6 +208,7 @@ struct Instruction {
   std::uint32_t column = 0;
   std::uint32_t reconverge = 0;  // for branches: the immediate post-dominator pc
   Operand ops[6];
+  MatrixOp matrix;          // wmma only
   std::string text;         // the source statement, for error messages only
   std::string unsupported;  // why this form cannot run; empty when it can
   bool has(Flag f) const { return (flags & f) != 0; }

@@ -1,0 +1,210 @@
+// wmma: warp-wide matrix load, multiply-accumulate and store. The PTX ISA
+// leaves the distribution of fragment elements over the warp's registers
+// unspecified, so the engine uses its own: element e of the logical matrix
+// (row-major) lives in lane e % 32, slot e / 32, packed per register as the
+// type requires (two f16/bf16, four s8/u8, one f32/tf32/s32/f64). Loads,
+// multiplies and stores agree on it; element-wise code on fragments (fill,
+// scale) works on any layout.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "half.h"
+#include "lanes.h"
+
+namespace cnuas::ptx {
+
+// ops_memory.cpp: the bytes at an address in a space, or a fault.
+std::uint8_t* matrix_address(Ctx& c, const Instruction& i, Space space, std::uint64_t a,
+                             unsigned bytes, unsigned lane);
+
+namespace {
+
+using u64 = std::uint64_t;
+
+unsigned per_register(Type t) {
+  switch (t) {
+    case Type::F16:
+    case Type::BF16:
+      return 2;
+    case Type::S8:
+    case Type::U8:
+      return 4;
+    default:
+      return 1;
+  }
+}
+
+unsigned element_bytes(Type t) {
+  return t == Type::TF32 ? 4 : type_bytes(t);
+}
+
+struct Dims {
+  unsigned rows, cols;
+};
+
+Dims dims_of(const MatrixOp& mx, char which) {
+  switch (which) {
+    case 'a':
+      return {mx.m, mx.k};
+    case 'b':
+      return {mx.k, mx.n};
+    default:
+      return {mx.m, mx.n};
+  }
+}
+
+// A fragment as a plain matrix of doubles (exact for every supported type).
+struct Fragment {
+  Dims dims;
+  std::vector<double> v;  // row-major
+};
+
+double decode(u64 bits, Type t) {
+  switch (t) {
+    case Type::F16:
+      return f16_to_f32(static_cast<std::uint16_t>(bits));
+    case Type::BF16:
+      return bf16_to_f32(static_cast<std::uint16_t>(bits));
+    case Type::TF32:
+      return bits_to_f32(bits & 0xffffe000u);  // tensor cores read 10 mantissa bits
+    case Type::F32:
+      return bits_to_f32(bits);
+    case Type::F64:
+      return bits_to_f64(bits);
+    case Type::S8:
+      return static_cast<double>(sign_extend(bits, 8));
+    case Type::U8:
+      return static_cast<double>(bits & 0xff);
+    case Type::S32:
+      return static_cast<double>(sign_extend(bits, 32));
+    default:
+      return 0;
+  }
+}
+
+u64 encode(double v, Type t, bool satfinite) {
+  switch (t) {
+    case Type::F16:
+      return f64_to_f16(v, Round::Rn, satfinite);
+    case Type::F32:
+      return f32_to_bits(static_cast<float>(v));
+    case Type::F64:
+      return f64_to_bits(v);
+    case Type::S32: {
+      // Integer products are exact; the sum wraps like 32-bit hardware unless saturating.
+      const auto w = static_cast<std::int64_t>(v);
+      if (satfinite)
+        return static_cast<std::uint32_t>(std::clamp<std::int64_t>(w, INT32_MIN, INT32_MAX));
+      return static_cast<std::uint32_t>(static_cast<std::uint64_t>(w));
+    }
+    default:
+      return 0;
+  }
+}
+
+// Reads the fragment held in a vector operand.
+Fragment gather(Ctx& c, const Instruction& i, const Operand& regs, Dims d, Type t) {
+  const unsigned per = per_register(t), bits = element_bytes(t) * 8;
+  Fragment f{d, std::vector<double>(std::size_t{d.rows} * d.cols, 0.0)};
+  for (std::size_t e = 0; e < f.v.size(); ++e) {
+    const unsigned lane = e % 32, slot = static_cast<unsigned>(e / 32);
+    const std::size_t r = slot / per;
+    if (r >= regs.regs.size() || regs.regs[r] < 0)
+      c.fault(lane, i, "wmma fragment has too few registers");
+    const u64 word = c.reg(regs.regs[r])[lane];
+    f.v[e] = decode(truncate(word >> ((slot % per) * bits), bits), t);
+  }
+  return f;
+}
+
+void scatter(Ctx& c, const Instruction& i, const Operand& regs, const std::vector<u64>& elements,
+             Type t) {
+  const unsigned per = per_register(t), bits = element_bytes(t) * 8;
+  for (std::size_t e = 0; e < elements.size(); ++e) {
+    const unsigned lane = e % 32, slot = static_cast<unsigned>(e / 32);
+    const std::size_t r = slot / per;
+    if (r >= regs.regs.size() || regs.regs[r] < 0)
+      c.fault(lane, i, "wmma fragment has too few registers");
+    u64& word = c.reg(regs.regs[r])[lane];
+    const unsigned shift = (slot % per) * bits;
+    const u64 mask = (bits >= 64 ? ~u64{0} : ((u64{1} << bits) - 1)) << shift;
+    word = (word & ~mask) | ((elements[e] << shift) & mask);
+  }
+}
+
+// Element (r, col) of a matrix stored with leading dimension `stride` in the given layout.
+u64 element_offset(unsigned r, unsigned col, bool row_major, u64 stride) {
+  return row_major ? r * stride + col : col * stride + r;
+}
+
+}  // namespace
+
+bool exec_matrix(Ctx& c, const Instruction& i) {
+  if (i.op != Opcode::wmma) return false;
+  const MatrixOp& mx = i.matrix;
+  const unsigned first = static_cast<unsigned>(__builtin_ctz(c.mask));
+  if (c.mask != 0xffffffffu)
+    c.fault(first, i,
+            "wmma needs all 32 lanes of the warp converged (active mask " + std::to_string(c.mask) +
+                ")");
+  std::uint64_t scratch[32];
+  if (mx.kind == MatrixOp::Kind::Load || mx.kind == MatrixOp::Kind::Store) {
+    const bool load = mx.kind == MatrixOp::Kind::Load;
+    const Operand& regs = i.ops[load ? 0 : 1];
+    const Operand& addr = i.ops[load ? 1 : 0];
+    const Dims d = dims_of(mx, mx.which);
+    const Type t = mx.a;
+    const unsigned eb = element_bytes(t);
+    const u64 default_stride = mx.row ? d.cols : d.rows;
+    const u64* stride = i.nops > 2 ? c.src(i.ops[2], scratch) : nullptr;
+    // Every lane passes the same base and stride (the ISA requires it); lane 0's are used.
+    u64 base = addr.reg >= 0 ? c.reg(addr.reg)[0] : (addr.has_symbol ? c.symbol_value(addr, 0) : 0);
+    base += static_cast<u64>(addr.imm);
+    const u64 ld = stride ? stride[0] : default_stride;
+    const Space space = i.space == Space::None ? Space::Generic : i.space;
+    if (load) {
+      std::vector<u64> elements(std::size_t{d.rows} * d.cols);
+      for (std::size_t e = 0; e < elements.size(); ++e) {
+        const unsigned r = static_cast<unsigned>(e / d.cols),
+                       col = static_cast<unsigned>(e % d.cols);
+        const std::uint8_t* p =
+            matrix_address(c, i, space, base + element_offset(r, col, mx.row, ld) * eb, eb,
+                           static_cast<unsigned>(e % 32));
+        u64 v = 0;
+        std::memcpy(&v, p, eb);
+        elements[e] = v;
+      }
+      scatter(c, i, regs, elements, t);
+    } else {
+      const Fragment f = gather(c, i, regs, d, t);
+      for (std::size_t e = 0; e < f.v.size(); ++e) {
+        const unsigned r = static_cast<unsigned>(e / d.cols),
+                       col = static_cast<unsigned>(e % d.cols);
+        std::uint8_t* p =
+            matrix_address(c, i, space, base + element_offset(r, col, mx.row, ld) * eb, eb,
+                           static_cast<unsigned>(e % 32));
+        const u64 v = encode(f.v[e], t, false);
+        std::memcpy(p, &v, eb);
+      }
+    }
+    return true;
+  }
+  // D = A x B + C, products exact in double, summed in order of k.
+  const Fragment a = gather(c, i, i.ops[1], dims_of(mx, 'a'), mx.a);
+  const Fragment b = gather(c, i, i.ops[2], dims_of(mx, 'b'), mx.b);
+  const Fragment acc = gather(c, i, i.ops[3], dims_of(mx, 'c'), mx.c);
+  std::vector<u64> out(std::size_t{mx.m} * mx.n);
+  for (unsigned r = 0; r < mx.m; ++r)
+    for (unsigned col = 0; col < mx.n; ++col) {
+      double sum = acc.v[std::size_t{r} * mx.n + col];
+      for (unsigned k = 0; k < mx.k; ++k)
+        sum += a.v[std::size_t{r} * mx.k + k] * b.v[std::size_t{k} * mx.n + col];
+      out[std::size_t{r} * mx.n + col] = encode(sum, mx.d, mx.satfinite);
+    }
+  scatter(c, i, i.ops[0], out, mx.d);
+  return true;
+}
+
+}  // namespace cnuas::ptx
