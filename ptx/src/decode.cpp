@@ -130,6 +130,44 @@ const std::map<std::string, Mode>& testp_modes() {
   return m;
 }
 
+// mbarrier.{init,inval,arrive,arrive_drop,expect_tx,complete_tx,test_wait,try_wait,pending_count}
+// with .parity, .expect_tx, .noComplete; cp.async.mbarrier.arrive{.noinc}.
+bool mbarrier_word(const std::string& m, Instruction& inst) {
+  static const std::map<std::string, Mode> ops{{"init", Mode::MbInit},
+                                               {"inval", Mode::MbInval},
+                                               {"arrive", Mode::MbArrive},
+                                               {"arrive_drop", Mode::MbArriveDrop},
+                                               {"test_wait", Mode::MbTestWait},
+                                               {"try_wait", Mode::MbTryWait},
+                                               {"pending_count", Mode::MbPendingCount},
+                                               {"complete_tx", Mode::MbCompleteTx}};
+  if (inst.op == Opcode::cp) {
+    if (m == "mbarrier") return true;
+    if (m == "arrive") {
+      inst.mode = Mode::MbArrive;
+      return true;
+    }
+    if (m == "noinc") {
+      inst.flags |= kNoInc;
+      return true;
+    }
+    return false;
+  }
+  if (m == "expect_tx") {
+    if (inst.mode == Mode::None)
+      inst.mode = Mode::MbExpectTx;
+    else
+      inst.flags |= kExpectTx;
+    return true;
+  }
+  if (m == "parity") return inst.flags |= kParity, true;
+  if (m == "noComplete") return inst.flags |= kNoComplete, true;
+  auto f = ops.find(m);
+  if (f == ops.end()) return false;
+  inst.mode = f->second;
+  return true;
+}
+
 bool uses_comparison(Opcode op) {
   return op == Opcode::setp || op == Opcode::set || op == Opcode::slct || op == Opcode::vset ||
          op == Opcode::vset2 || op == Opcode::vset4;
@@ -220,6 +258,8 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
       inst.round = roundings().at(m);
     } else if (uses_mode(inst.op) && modes().count(m) && inst.mode == Mode::None) {
       inst.mode = modes().at(m);
+    } else if ((inst.op == Opcode::mbarrier || inst.op == Opcode::cp) && mbarrier_word(m, inst)) {
+      // mbarrier operation, or cp.async.mbarrier.arrive
     } else if (inst.op == Opcode::testp && testp_modes().count(m)) {
       inst.mode = testp_modes().at(m);
     } else if (inst.op == Opcode::match && (m == "any" || m == "all")) {
@@ -349,6 +389,7 @@ void check_supported(Instruction& inst) {
                                             Opcode::trap,
                                             Opcode::vote,
                                             Opcode::wmma,
+                                            Opcode::mbarrier,
                                             Opcode::xor_};
   if (!implemented.count(inst.op)) {
     inst.unsupported =
@@ -368,8 +409,10 @@ void check_supported(Instruction& inst) {
        inst.type == Type::BF16x2))
     inst.unsupported =
         std::string(opcode_name(inst.op)) + " on ." + std::string(type_name(inst.type));
-  if (inst.op == Opcode::cp && inst.nops >= 1 && inst.ops[0].kind == Operand::Kind::Address &&
-      inst.space != Space::Global)
+  if (inst.op == Opcode::mbarrier && inst.mode == Mode::None)
+    inst.unsupported = "an mbarrier form without an operation";
+  if (inst.op == Opcode::cp && inst.mode != Mode::MbArrive && inst.nops >= 1 &&
+      inst.ops[0].kind == Operand::Kind::Address && inst.space != Space::Global)
     inst.unsupported = "cp forms other than cp.async.shared.global";
 }
 

@@ -48,6 +48,7 @@ struct Warp {
   std::vector<std::uint8_t> stack;  // lane * stack_bytes + offset
   std::uint8_t carry[32] = {};
   bool waiting = false;  // at a barrier
+  bool yield = false;    // let other warps run (a failed mbarrier wait)
   std::uint32_t barrier_id = 0;
   const Instruction* bar_inst = nullptr;  // a pending bar.red
   std::uint32_t bar_mask = 0;
@@ -69,6 +70,7 @@ struct Executor::Cta::State {
   std::uint32_t arrived[16] = {};
   std::uint64_t bar_red[16] = {};
   std::uint32_t bar_expected[16] = {};
+  std::uint64_t mbarrier_events = 0;  // state changes of any mbarrier, for stall detection
   LaunchStats stats;
   std::uint64_t limit = 0;
   std::uint64_t clock = 0;
@@ -117,6 +119,7 @@ bool exec_convert(Ctx& c, const Instruction& i);
 bool exec_memory(Ctx& c, const Instruction& i);
 bool exec_warp(Ctx& c, const Instruction& i);
 bool exec_matrix(Ctx& c, const Instruction& i);
+bool exec_mbarrier(Ctx& c, const Instruction& i);
 
 // Writes v (truncated to the type) to lane l of register operand o; ignores sinks.
 inline void put(Ctx& c, const Operand& o, unsigned lane, std::uint64_t v) {

@@ -508,20 +508,52 @@ bool Executor::Cta::step(std::size_t wi, StepRecord* record) {
   }
   top.pc = pc + 1;
   if (active == 0) return true;
-  if (exec_integer(c, i) || exec_float(c, i) || exec_convert(c, i) || exec_memory(c, i) ||
-      exec_warp(c, i) || exec_matrix(c, i))
+  if (exec_mbarrier(c, i) || exec_integer(c, i) || exec_float(c, i) || exec_convert(c, i) ||
+      exec_memory(c, i) || exec_warp(c, i) || exec_matrix(c, i))
     return true;
   s.fault(w, static_cast<unsigned>(__builtin_ctz(active)), i,
           std::string("not supported: ") + std::string(opcode_name(i.op)) + " in this form");
 }
 
+// Warp instructions a warp issues before the next warp gets a turn.
+constexpr unsigned kQuantum = 1u << 14;
+// Rounds of nothing but failed mbarrier waits before the CTA is declared stuck.
+constexpr unsigned kStalledRounds = 1000;
+
 void Executor::Cta::run() {
   State& s = *s_;
+  unsigned stalled_rounds = 0;
   for (;;) {
-    bool progress = false, all_done = true;
+    bool progress = false, all_done = true, all_yielded = true;
+    const std::uint64_t events = s.mbarrier_events;
     for (std::size_t w = 0; w < s.warps.size(); ++w) {
-      while (step(w, nullptr)) progress = true;
-      if (!s.warps[w].done()) all_done = false;
+      // A warp runs until it finishes, waits at a barrier, yields after a
+      // failed mbarrier wait, or uses its quantum: spin loops on other warps'
+      // progress (flags in shared memory) then terminate.
+      for (unsigned quantum = 0; quantum < kQuantum && step(w, nullptr); ++quantum) {
+        progress = true;
+        if (s.warps[w].yield) break;
+      }
+      const bool yielded = s.warps[w].yield;
+      s.warps[w].yield = false;
+      if (!s.warps[w].done()) {
+        all_done = false;
+        if (!yielded && !s.warps[w].waiting) all_yielded = false;
+      }
+    }
+    // Every live warp failed an mbarrier wait and nothing arrived meanwhile:
+    // after enough such rounds no thread is left that could arrive.
+    stalled_rounds =
+        (all_yielded && !all_done && events == s.mbarrier_events) ? stalled_rounds + 1 : 0;
+    if (stalled_rounds > kStalledRounds) {
+      for (const Warp& w : s.warps)
+        if (!w.done() && !w.waiting) {
+          const Function& fn = *w.frames.back().fn;
+          const Instruction& i = fn.code[std::min<std::size_t>(
+              w.simt.back().pc ? w.simt.back().pc - 1 : 0, fn.code.size() - 1)];
+          s.fault(w, static_cast<unsigned>(__builtin_ctz(w.simt.back().mask | 1u)), i,
+                  "every warp waits on an mbarrier phase that can never complete");
+        }
     }
     if (all_done) return;
     if (!progress) {
@@ -578,6 +610,7 @@ void reset_cta(Executor::Cta::State& s, const Function& f, Dim3 cta_id) {
   s.dynamic_shared_base = align16(f.static_shared_bytes);
   s.shared.assign(s.dynamic_shared_base + config.dynamic_shared_bytes, 0);
   std::fill(std::begin(s.arrived), std::end(s.arrived), 0u);
+  s.mbarrier_events = 0;
   std::fill(std::begin(s.bar_red), std::end(s.bar_red), 0u);
   std::fill(std::begin(s.bar_expected), std::end(s.bar_expected), 0u);
   const std::uint32_t warps = (s.threads + 31) / 32;
@@ -590,6 +623,7 @@ void reset_cta(Executor::Cta::State& s, const Function& f, Dim3 cta_id) {
     w.valid = n == 32 ? ~0u : (1u << n) - 1;
     w.exited = 0;
     w.waiting = false;
+    w.yield = false;
     w.barrier_id = 0;
     w.bar_inst = nullptr;
     w.bar_mask = 0;

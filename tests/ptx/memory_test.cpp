@@ -131,3 +131,61 @@ TEST(PtxMemory, BarrierReductions) {
 
 }  // namespace
 }  // namespace cnuas::ptx::testing
+
+namespace cnuas::ptx::testing {
+namespace {
+
+TEST(PtxMemory, MbarrierPhasesWithAsyncCopies) {
+  CNUAS_REQUIRE_NVCC();
+  std::vector<int> in(256);
+  for (int k = 0; k < 256; ++k) in[k] = k * 3 - 100;
+  Device dev("memory.ptx");
+  auto a = dev.upload(in), out = dev.alloc<int>(256);
+  const int rounds = 3;
+  dev.launch("split_barrier", {1, 1, 1}, {256, 1, 1}, a, out, rounds);
+  auto h = dev.download<int>(out, 256);
+  std::vector<int> acc(256);
+  for (int t = 0; t < 256; ++t) acc[t] = in[255 - t];
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<int> s(256);
+    for (int t = 0; t < 256; ++t) s[t] = acc[t] + r;
+    for (int t = 0; t < 256; ++t) acc[t] = s[(t + 32) % 256];
+  }
+  for (int t = 0; t < 256; ++t) EXPECT_EQ(h[t], acc[t]) << t;
+}
+
+TEST(PtxMemory, AnMbarrierThatCanNeverCompleteIsReported) {
+  const char* text = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry stuck()
+{
+  .reg .pred %p;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, bar;
+  mov.u32 %r2, 64;
+  mbarrier.init.shared.b64 [%r1], %r2;
+  mbarrier.arrive.shared.b64 %rd1, [%r1];
+$Lwait:
+  mbarrier.try_wait.shared.b64 %p, [%r1], %rd1;
+  @!%p bra $Lwait;
+  ret;
+})";
+  DeviceMemory mem;
+  std::ostringstream out;
+  Executor exec(mem, out);
+  LoadedModule lm(Module::parse(text, "stuck.ptx"), mem);
+  LaunchConfig cfg;
+  cfg.block = {32, 1, 1};  // 32 threads arrive on a barrier that expects 64
+  try {
+    exec.launch(lm, "stuck", cfg);
+    FAIL() << "expected an error";
+  } catch (const ExecutionError& e) {
+    EXPECT_NE(std::string(e.what()).find("can never complete"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace cnuas::ptx::testing

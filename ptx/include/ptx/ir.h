@@ -50,38 +50,42 @@ enum class Cmp : std::uint8_t {
 enum class Round : std::uint8_t { None, Rn, Rz, Rm, Rp, Rna, Rs, Rni, Rzi, Rmi, Rpi };
 
 // Modifier flags an instruction may carry.
-enum Flag : std::uint32_t {
-  kFtz = 1u << 0,
-  kSat = 1u << 1,
-  kApprox = 1u << 2,
-  kFull = 1u << 3,
-  kHi = 1u << 4,
-  kLo = 1u << 5,
-  kWide = 1u << 6,
-  kUni = 1u << 7,
-  kShiftAmt = 1u << 8,
-  kCc = 1u << 9,
-  kClamp = 1u << 10,
-  kWrap = 1u << 11,
-  kNaN = 1u << 12,
-  kAligned = 1u << 13,
-  kSync = 1u << 14,
-  kAll = 1u << 15,
-  kAny = 1u << 16,
-  kBallot = 1u << 17,
-  kUp = 1u << 18,
-  kDown = 1u << 19,
-  kBfly = 1u << 20,
-  kIdx = 1u << 21,
-  kArrive = 1u << 22,
-  kRed = 1u << 23,
-  kTo = 1u << 24,
-  kPopc = 1u << 25,
-  kAnd = 1u << 26,
-  kOr = 1u << 27,
-  kXor = 1u << 28,
-  kEqMode = 1u << 29,
-  kReverse = 1u << 30,
+enum Flag : std::uint64_t {
+  kFtz = 1ull << 0,
+  kSat = 1ull << 1,
+  kApprox = 1ull << 2,
+  kFull = 1ull << 3,
+  kHi = 1ull << 4,
+  kLo = 1ull << 5,
+  kWide = 1ull << 6,
+  kUni = 1ull << 7,
+  kShiftAmt = 1ull << 8,
+  kCc = 1ull << 9,
+  kClamp = 1ull << 10,
+  kWrap = 1ull << 11,
+  kNaN = 1ull << 12,
+  kAligned = 1ull << 13,
+  kSync = 1ull << 14,
+  kAll = 1ull << 15,
+  kAny = 1ull << 16,
+  kBallot = 1ull << 17,
+  kUp = 1ull << 18,
+  kDown = 1ull << 19,
+  kBfly = 1ull << 20,
+  kIdx = 1ull << 21,
+  kArrive = 1ull << 22,
+  kRed = 1ull << 23,
+  kTo = 1ull << 24,
+  kPopc = 1ull << 25,
+  kAnd = 1ull << 26,
+  kOr = 1ull << 27,
+  kXor = 1ull << 28,
+  kEqMode = 1ull << 29,
+  kReverse = 1ull << 30,
+  kParity = 1ull << 31,
+  kExpectTx = 1ull << 32,
+  kNoInc = 1ull << 33,
+  kNoComplete = 1ull << 34,
 };
 
 // What an atom/red instruction does, and a few other one-of-many modes.
@@ -120,6 +124,15 @@ enum class Mode : std::uint8_t {
   NotANumber,
   Normal,
   Subnormal,  // testp
+  MbInit,
+  MbInval,
+  MbArrive,
+  MbArriveDrop,
+  MbExpectTx,
+  MbCompleteTx,
+  MbTestWait,
+  MbTryWait,
+  MbPendingCount,  // mbarrier
 };
 
 enum class SpecialReg : std::uint8_t {
@@ -203,7 +216,7 @@ struct Instruction {
   std::uint8_t nops = 0;
   std::int32_t guard = -1;  // predicate register, or -1
   bool guard_negated = false;
-  std::uint32_t flags = 0;
+  std::uint64_t flags = 0;
   std::uint32_t line = 0;
   std::uint32_t column = 0;
   std::uint32_t reconverge = 0;  // for branches: the immediate post-dominator pc

@@ -95,3 +95,28 @@ extern "C" __global__ void votes(const int* in, int* out) {
     out[2] = o;
   }
 }
+
+// libcu++'s block barrier (mbarrier on sm_90) with memcpy_async completing on it.
+#include <cooperative_groups.h>
+#include <cuda/barrier>
+namespace cg = cooperative_groups;
+
+extern "C" __global__ void split_barrier(const int* in, int* out, int rounds) {
+#pragma nv_diag_suppress static_var_with_dynamic_init
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  __shared__ int s[256];
+  auto block = cg::this_thread_block();
+  if (block.thread_rank() == 0) init(&bar, block.size());
+  __syncthreads();
+  cuda::memcpy_async(block, s, in, sizeof(int) * 256, bar);
+  bar.arrive_and_wait();
+  int acc = s[255 - threadIdx.x];
+  bar.arrive_and_wait();  // everyone has read before anyone overwrites
+  for (int r = 0; r < rounds; ++r) {  // several phases: each waits for every warp's arrival
+    s[threadIdx.x] = acc + r;
+    bar.arrive_and_wait();
+    acc = s[(threadIdx.x + 32) % 256];
+    bar.arrive_and_wait();
+  }
+  out[threadIdx.x] = acc;
+}
