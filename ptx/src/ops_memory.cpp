@@ -339,6 +339,7 @@ bool exec_memory(Ctx& c, const Instruction& i) {
       return true;
     }
     case Opcode::cp: {
+      if (i.mode == Mode::MbArrive) return false;  // cp.async.mbarrier.arrive: ops_mbarrier.cpp
       if (i.nops < 3 || i.ops[0].kind != Operand::Kind::Address) return true;  // commit/wait
       Access dst{c, i, i.ops[0], Space::Shared, true};
       Access src{c, i, i.ops[1], Space::Global, false};
