@@ -168,6 +168,49 @@ bool mbarrier_word(const std::string& m, Instruction& inst) {
   return true;
 }
 
+bool is_sampling(Opcode op) {
+  return op == Opcode::tex || op == Opcode::tld4 || op == Opcode::txq || op == Opcode::suld ||
+         op == Opcode::sust || op == Opcode::suq;
+}
+
+bool sample_word(const std::string& m, Instruction& inst) {
+  SampleOp& t = inst.sample;
+  static const std::map<std::string, std::pair<int, bool>> geometry{{"1d", {1, false}},
+                                                                    {"2d", {2, false}},
+                                                                    {"3d", {3, false}},
+                                                                    {"a1d", {1, true}},
+                                                                    {"a2d", {2, true}}};
+  static const std::map<std::string, SampleOp::Attr> attrs{
+      {"width", SampleOp::Attr::Width},
+      {"height", SampleOp::Attr::Height},
+      {"depth", SampleOp::Attr::Depth},
+      {"channel_data_type", SampleOp::Attr::ChannelDataType},
+      {"channel_order", SampleOp::Attr::ChannelOrder},
+      {"normalized_coords", SampleOp::Attr::NormalizedCoords},
+      {"filter_mode", SampleOp::Attr::FilterMode},
+      {"addr_mode_0", SampleOp::Attr::AddrMode0},
+      {"addr_mode_1", SampleOp::Attr::AddrMode1},
+      {"addr_mode_2", SampleOp::Attr::AddrMode2},
+      {"array_size", SampleOp::Attr::ArraySize},
+      {"num_mipmap_levels", SampleOp::Attr::MipmapLevels},
+      {"num_samples", SampleOp::Attr::Samples}};
+  if (auto g = geometry.find(m); g != geometry.end()) {
+    t.dims = static_cast<std::uint8_t>(g->second.first);
+    t.layered = g->second.second;
+    return true;
+  }
+  if (auto a = attrs.find(m); a != attrs.end()) return t.attr = a->second, true;
+  if (inst.op == Opcode::tld4 && m.size() == 1 &&
+      std::string("rgba").find(m[0]) != std::string::npos)
+    return t.component = static_cast<std::uint8_t>(std::string("rgba").find(m[0])), true;
+  if (m == "b") return t.raw = true, true;
+  if (m == "p") return t.raw = false, true;
+  if (m == "trap") return t.oob = SampleOp::Oob::Trap, true;
+  if (m == "clamp") return t.oob = SampleOp::Oob::Clamp, true;
+  if (m == "zero") return t.oob = SampleOp::Oob::Zero, true;
+  return false;
+}
+
 bool uses_comparison(Opcode op) {
   return op == Opcode::setp || op == Opcode::set || op == Opcode::slct || op == Opcode::vset ||
          op == Opcode::vset2 || op == Opcode::vset4;
@@ -260,6 +303,8 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
       inst.mode = modes().at(m);
     } else if ((inst.op == Opcode::mbarrier || inst.op == Opcode::cp) && mbarrier_word(m, inst)) {
       // mbarrier operation, or cp.async.mbarrier.arrive
+    } else if (is_sampling(inst.op) && sample_word(m, inst)) {
+      // geometry, component, out-of-range mode or attribute
     } else if (inst.op == Opcode::testp && testp_modes().count(m)) {
       inst.mode = testp_modes().at(m);
     } else if (inst.op == Opcode::match && (m == "any" || m == "all")) {
@@ -390,6 +435,12 @@ void check_supported(Instruction& inst) {
                                             Opcode::vote,
                                             Opcode::wmma,
                                             Opcode::mbarrier,
+                                            Opcode::tex,
+                                            Opcode::tld4,
+                                            Opcode::txq,
+                                            Opcode::suld,
+                                            Opcode::sust,
+                                            Opcode::suq,
                                             Opcode::xor_};
   if (!implemented.count(inst.op)) {
     inst.unsupported =
@@ -409,6 +460,15 @@ void check_supported(Instruction& inst) {
        inst.type == Type::BF16x2))
     inst.unsupported =
         std::string(opcode_name(inst.op)) + " on ." + std::string(type_name(inst.type));
+  if ((inst.op == Opcode::tex || inst.op == Opcode::tld4 || inst.op == Opcode::suld ||
+       inst.op == Opcode::sust) &&
+      inst.sample.dims == 0)
+    inst.unsupported = "this texture geometry (cube maps and multisample are not implemented)";
+  if ((inst.op == Opcode::suld || inst.op == Opcode::sust) && !inst.sample.raw)
+    inst.unsupported = "formatted surface access (.p); raw (.b) is implemented";
+  if ((inst.op == Opcode::txq || inst.op == Opcode::suq) &&
+      inst.sample.attr == SampleOp::Attr::None)
+    inst.unsupported = "a txq/suq attribute";
   if (inst.op == Opcode::mbarrier && inst.mode == Mode::None)
     inst.unsupported = "an mbarrier form without an operation";
   if (inst.op == Opcode::cp && inst.mode != Mode::MbArrive && inst.nops >= 1 &&

@@ -120,6 +120,7 @@ bool exec_memory(Ctx& c, const Instruction& i);
 bool exec_warp(Ctx& c, const Instruction& i);
 bool exec_matrix(Ctx& c, const Instruction& i);
 bool exec_mbarrier(Ctx& c, const Instruction& i);
+bool exec_texture(Ctx& c, const Instruction& i);
 
 // Writes v (truncated to the type) to lane l of register operand o; ignores sinks.
 inline void put(Ctx& c, const Operand& o, unsigned lane, std::uint64_t v) {

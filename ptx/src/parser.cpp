@@ -860,6 +860,27 @@ class Parser {
       } else {
         o.imm = expect_int("an address");
       }
+      // Texture and surface operands: [handle, {coordinates}] or [handle, sampler, {..}].
+      if (accept(',')) {
+        o.kind = Operand::Kind::Texture;
+        if (!tok().is('{')) {
+          const Token& st = tok();
+          const std::string n = expect_ident("a sampler or coordinates");
+          auto r = registers_.find(n);
+          if (r == registers_.end()) fail(st, "unknown sampler register '" + n + "'");
+          o.reg2 = r->second;
+          expect(',');
+        }
+        expect('{');
+        do {
+          const Token& ct = tok();
+          const std::string n = expect_ident("a coordinate register");
+          auto r = registers_.find(n);
+          if (r == registers_.end()) fail(ct, "unknown register '" + n + "'");
+          o.regs.push_back(r->second);
+        } while (accept(','));
+        expect('}');
+      }
       expect(']');
       return;
     }

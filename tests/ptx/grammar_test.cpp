@@ -193,7 +193,7 @@ TEST(PtxGrammar, TheStepInterfaceReportsMaskAddressesAndUnit) {
 TEST(PtxGrammar, EveryCudaKernelFileParsesWithNothingUnsupported) {
   CNUAS_REQUIRE_NVCC();
   for (const char* f : {"integer.ptx", "float.ptx", "control.ptx", "memory.ptx", "warp.ptx",
-                        "workloads.ptx", "matrix.ptx"}) {
+                        "workloads.ptx", "matrix.ptx", "texture.ptx"}) {
     auto m = Module::parse(read_text(std::string(CNUAS_PTX_DIR) + "/" + f), f);
     for (const auto& u : m->unsupported())
       ADD_FAILURE() << f << ":" << u.line << " " << u.text << ": " << u.reason;

@@ -69,6 +69,7 @@ class Device {
     cfg.grid = grid;
     cfg.block = block;
     cfg.dynamic_shared_bytes = dynamic_shared;
+    cfg.textures = textures_;
     cfg.params.assign(f->param_bytes, 0);
     std::size_t k = 0;
     (place(cfg, *f, k++, args), ...);
@@ -76,6 +77,7 @@ class Device {
     return executor_.launch(loaded_, kernel, cfg);
   }
 
+  void set_textures(const TextureTable* t) { textures_ = t; }
   const Module& module() const { return *module_; }
   DeviceMemory& memory() { return memory_; }
   std::string printed() const { return printed_.str(); }
@@ -94,6 +96,7 @@ class Device {
   LoadedModule loaded_;
   std::ostringstream printed_;
   Executor executor_;
+  const TextureTable* textures_ = nullptr;
 };
 
 }  // namespace cnuas::ptx::testing

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,14 +32,56 @@ class LoadedModule {
   std::vector<std::uint64_t> addresses_;
 };
 
+// Texture and surface objects: what a 64-bit handle in a kernel parameter
+// stands for. The CUDA runtime creates them; tests may too.
+enum class AddressMode : std::uint8_t { Wrap, Clamp, Mirror, Border };
+enum class FilterMode : std::uint8_t { Point, Linear };
+enum class ChannelKind : std::uint8_t { Unsigned, Signed, Float };
+
+struct TextureDescriptor {
+  std::uint64_t base = 0;  // device address of texel (0, 0, 0, layer 0)
+  unsigned dims = 1;       // 1, 2 or 3
+  bool layered = false;
+  std::uint32_t width = 0, height = 1, depth = 1, layers = 1;
+  std::uint64_t pitch = 0;     // bytes per row; 0 = width x texel bytes
+  unsigned channels = 1;       // 1, 2 or 4
+  unsigned channel_bits = 32;  // 8, 16 or 32; 16-bit Float is binary16
+  ChannelKind kind = ChannelKind::Float;
+  bool normalized_read = false;  // 8/16-bit integers read as floats in [0,1] or [-1,1]
+  bool normalized_coords = false;
+  FilterMode filter = FilterMode::Point;
+  AddressMode address[3] = {AddressMode::Clamp, AddressMode::Clamp, AddressMode::Clamp};
+  float border[4] = {0, 0, 0, 0};
+  unsigned texel_bytes() const { return channels * channel_bits / 8; }
+  std::uint64_t row_pitch() const { return pitch ? pitch : std::uint64_t{width} * texel_bytes(); }
+};
+
+class TextureTable {
+ public:
+  std::uint64_t create(const TextureDescriptor& d) {
+    objects_[next_] = d;
+    return next_++;
+  }
+  bool destroy(std::uint64_t handle) { return objects_.erase(handle) != 0; }
+  const TextureDescriptor* find(std::uint64_t handle) const {
+    auto f = objects_.find(handle);
+    return f == objects_.end() ? nullptr : &f->second;
+  }
+
+ private:
+  std::map<std::uint64_t, TextureDescriptor> objects_;
+  std::uint64_t next_ = 1;  // 0 is never a valid object
+};
+
 struct LaunchConfig {
   Dim3 grid, block;
   std::uint32_t dynamic_shared_bytes = 0;
   std::vector<std::uint8_t> params;  // the kernel parameter buffer, laid out as the .entry declares
   std::uint32_t stack_bytes =
       1024;  // per thread: .local frames and call parameters (CUDA's default)
-  std::uint64_t instruction_limit = 0;  // warp instructions per launch; 0 = 2^40
-  std::uint32_t sm_count = 132;         // for %nsmid / %smid
+  std::uint64_t instruction_limit = 0;     // warp instructions per launch; 0 = 2^40
+  std::uint32_t sm_count = 132;            // for %nsmid / %smid
+  const TextureTable* textures = nullptr;  // texture and surface objects the kernel may use
 };
 
 struct LaunchStats {

@@ -179,7 +179,19 @@ enum class SymbolKind : std::uint8_t {
 };
 
 struct Operand {
-  enum class Kind : std::uint8_t { None, Reg, Imm, Special, Address, Vector, Label, Symbol, Sink };
+  // Texture: [handle reg, {coordinate regs}] (reg2: an optional sampler register).
+  enum class Kind : std::uint8_t {
+    None,
+    Reg,
+    Imm,
+    Special,
+    Address,
+    Vector,
+    Label,
+    Symbol,
+    Sink,
+    Texture
+  };
   Kind kind = Kind::None;
   SymbolKind symbol_kind = SymbolKind::Global;
   SpecialReg special = SpecialReg::Tid;
@@ -204,6 +216,34 @@ struct MatrixOp {
   Type a = Type::None, b = Type::None, c = Type::None, d = Type::None;
 };
 
+// A texture or surface instruction: geometry, which component tld4 gathers,
+// what an out-of-range surface coordinate does, which attribute txq/suq reads.
+struct SampleOp {
+  enum class Oob : std::uint8_t { Trap, Clamp, Zero };
+  enum class Attr : std::uint8_t {
+    None,
+    Width,
+    Height,
+    Depth,
+    ChannelDataType,
+    ChannelOrder,
+    NormalizedCoords,
+    FilterMode,
+    AddrMode0,
+    AddrMode1,
+    AddrMode2,
+    ArraySize,
+    MipmapLevels,
+    Samples,
+  };
+  std::uint8_t dims = 0;  // 1, 2 or 3
+  bool layered = false;
+  std::uint8_t component = 0;  // tld4: 0 r, 1 g, 2 b, 3 a
+  bool raw = true;             // suld/sust .b (raw bytes) rather than .p
+  Oob oob = Oob::Trap;
+  Attr attr = Attr::None;
+};
+
 struct Instruction {
   Opcode op = Opcode::Invalid;
   Type type = Type::None;   // the instruction type (last type suffix for most)
@@ -222,6 +262,7 @@ struct Instruction {
   std::uint32_t reconverge = 0;  // for branches: the immediate post-dominator pc
   Operand ops[6];
   MatrixOp matrix;          // wmma only
+  SampleOp sample;          // tex, tld4, txq, suld, sust, suq
   std::string text;         // the source statement, for error messages only
   std::string unsupported;  // why this form cannot run; empty when it can
   bool has(Flag f) const { return (flags & f) != 0; }
