@@ -251,10 +251,17 @@ void decode_wmma(const std::vector<std::string>& parts, Instruction& inst) {
       inst.space = s;
     else if (m == "satfinite")
       mx.satfinite = true;
+    else if (m == "m8n8" || m == "m16n16" || m == "m16n8") {
+      mx.m = static_cast<std::uint8_t>(m == "m8n8" ? 8 : 16);
+      mx.n = static_cast<std::uint8_t>(m == "m16n16" ? 16 : 8);
+    } else if (m == "x1" || m == "x2" || m == "x4")
+      mx.count = static_cast<std::uint8_t>(m[1] - '0');
+    else if (m == "trans")
+      mx.trans = true;
     else if (m == "sync" || m == "aligned" || m == "rn")
       continue;
     else if (inst.unsupported.empty())
-      inst.unsupported = "modifier ." + m + " of wmma";
+      inst.unsupported = "modifier ." + m + " of " + parts[0];
   }
   if (mx.kind == MatrixOp::Kind::Mma) {
     if (types.size() == 2) {
@@ -280,7 +287,12 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
   const auto op = opcode_from_name(parts[0]);
   if (!op) return false;
   inst.op = *op;
-  if (inst.op == Opcode::wmma) {
+  if (inst.op == Opcode::wmma || inst.op == Opcode::mma || inst.op == Opcode::ldmatrix ||
+      inst.op == Opcode::stmatrix || inst.op == Opcode::movmatrix) {
+    // The kind first: it decides how the type suffixes are read.
+    if (inst.op == Opcode::mma) inst.matrix.kind = MatrixOp::Kind::Mma;
+    if (inst.op == Opcode::ldmatrix) inst.matrix.kind = MatrixOp::Kind::Load;
+    if (inst.op == Opcode::stmatrix) inst.matrix.kind = MatrixOp::Kind::Store;
     decode_wmma(parts, inst);
     return true;
   }
@@ -346,6 +358,28 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
 }  // namespace cnuas::ptx
 
 namespace cnuas::ptx {
+
+// The mma shapes and types whose per-lane fragment layouts the engine knows
+// (ops_matrix.cpp), and the 8x8 b16 matrices of ldmatrix/stmatrix/movmatrix.
+bool architected_layout_known(const Instruction& inst) {
+  const MatrixOp& mx = inst.matrix;
+  if (inst.op != Opcode::mma)
+    return mx.m == 8 && mx.n == 8 && (inst.type == Type::B16 || inst.type == Type::None);
+  auto half = [](Type t) { return t == Type::F16 || t == Type::BF16; };
+  auto byte = [](Type t) { return t == Type::S8 || t == Type::U8; };
+  const bool f_acc = mx.c == Type::F32 || (mx.c == Type::F16 && mx.a == Type::F16);
+  const bool d_ok = mx.d == mx.c || (mx.c == Type::F32 && mx.d == Type::F32);
+  if (mx.m == 16 && mx.n == 8 && (mx.k == 16 || mx.k == 8) && half(mx.a) && mx.b == mx.a && f_acc &&
+      d_ok)
+    return true;
+  if (mx.m == 16 && mx.n == 8 && mx.k == 8 && mx.a == Type::TF32 && mx.b == Type::TF32 &&
+      mx.c == Type::F32)
+    return true;
+  if (mx.m == 16 && mx.n == 8 && (mx.k == 16 || mx.k == 32) && byte(mx.a) && byte(mx.b) &&
+      mx.c == Type::S32)
+    return true;
+  return mx.m == 8 && mx.n == 8 && mx.k == 4 && mx.a == Type::F64 && mx.c == Type::F64;
+}
 
 void check_supported(Instruction& inst) {
   static const std::set<Opcode> implemented{Opcode::abs,
@@ -434,6 +468,10 @@ void check_supported(Instruction& inst) {
                                             Opcode::trap,
                                             Opcode::vote,
                                             Opcode::wmma,
+                                            Opcode::mma,
+                                            Opcode::ldmatrix,
+                                            Opcode::stmatrix,
+                                            Opcode::movmatrix,
                                             Opcode::mbarrier,
                                             Opcode::tex,
                                             Opcode::tld4,

@@ -119,6 +119,7 @@ bool exec_convert(Ctx& c, const Instruction& i);
 bool exec_memory(Ctx& c, const Instruction& i);
 bool exec_warp(Ctx& c, const Instruction& i);
 bool exec_matrix(Ctx& c, const Instruction& i);
+bool exec_mma(Ctx& c, const Instruction& i);
 bool exec_mbarrier(Ctx& c, const Instruction& i);
 bool exec_texture(Ctx& c, const Instruction& i);
 

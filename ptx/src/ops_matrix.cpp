@@ -208,3 +208,150 @@ bool exec_matrix(Ctx& c, const Instruction& i) {
 }
 
 }  // namespace cnuas::ptx
+
+// mma.sync, ldmatrix, stmatrix and movmatrix: the per-lane fragment layouts
+// the PTX ISA defines (groupID = lane / 4, t = lane % 4), which warp-level
+// code such as CUTLASS depends on element by element.
+namespace cnuas::ptx {
+namespace {
+
+struct Coord {
+  unsigned row, col;
+};
+
+// Element i of a lane's A, B or C/D fragment, in register order.
+Coord mma_coord(const MatrixOp& mx, char which, unsigned lane, unsigned i) {
+  const unsigned g = lane / 4, t = lane % 4;
+  const Type in = mx.a;
+  if (which == 'c') {
+    if (mx.a == Type::F64) return {g, 2 * t + i};
+    return {g + ((i & 2) ? 8u : 0u), 2 * t + (i & 1)};
+  }
+  if (in == Type::F64) return which == 'a' ? Coord{g, t} : Coord{t, g};
+  if (in == Type::TF32) {
+    if (which == 'a') return {g + ((i & 1) ? 8u : 0u), t + ((i & 2) ? 4u : 0u)};
+    return {t + (i ? 4u : 0u), g};
+  }
+  if (in == Type::S8 || in == Type::U8) {
+    const unsigned r = i / 4, p = i % 4;
+    if (which == 'a') return {g + ((r & 1) ? 8u : 0u), 4 * t + p + ((r & 2) ? 16u : 0u)};
+    return {4 * t + p + (r ? 16u : 0u), g};
+  }
+  // f16 / bf16
+  if (which == 'a') return {g + ((i & 2) ? 8u : 0u), 2 * t + (i & 1) + ((i & 4) ? 8u : 0u)};
+  return {2 * t + (i & 1) + ((i & 2) ? 8u : 0u), g};
+}
+
+unsigned fragment_elements(const MatrixOp& mx, char which) {
+  const Dims d = dims_of(mx, which);
+  return d.rows * d.cols / 32;
+}
+
+Fragment gather_mma(Ctx& c, const Instruction& i, const Operand& regs, char which, Type t) {
+  const MatrixOp& mx = i.matrix;
+  const unsigned per = per_register(t), bits = element_bytes(t) * 8,
+                 n = fragment_elements(mx, which);
+  Fragment f{dims_of(mx, which), {}};
+  f.v.assign(std::size_t{f.dims.rows} * f.dims.cols, 0.0);
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for (unsigned e = 0; e < n; ++e) {
+      const unsigned r = e / per;
+      if (r >= regs.regs.size() || regs.regs[r] < 0)
+        c.fault(lane, i, "mma fragment has too few registers");
+      const u64 word = c.reg(regs.regs[r])[lane];
+      const Coord at = mma_coord(mx, which, lane, e);
+      f.v[std::size_t{at.row} * f.dims.cols + at.col] =
+          decode(truncate(word >> ((e % per) * bits), bits), t);
+    }
+  return f;
+}
+
+// ldmatrix/stmatrix/movmatrix: lane l holds, for matrix k, the b16 pair at
+// row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1 (transposed with .trans).
+void pair_coords(unsigned lane, bool trans, Coord out[2]) {
+  const unsigned r = lane / 4, c0 = 2 * (lane % 4);
+  for (unsigned h = 0; h < 2; ++h) out[h] = trans ? Coord{c0 + h, r} : Coord{r, c0 + h};
+}
+
+}  // namespace
+
+bool exec_mma(Ctx& c, const Instruction& i) {
+  const MatrixOp& mx = i.matrix;
+  if (i.op != Opcode::mma && i.op != Opcode::ldmatrix && i.op != Opcode::stmatrix &&
+      i.op != Opcode::movmatrix)
+    return false;
+  if (c.mask != 0xffffffffu)
+    c.fault(static_cast<unsigned>(__builtin_ctz(c.mask)), i,
+            std::string(opcode_name(i.op)) + " needs all 32 lanes of the warp converged");
+  if (i.op == Opcode::mma) {
+    const Fragment a = gather_mma(c, i, i.ops[1], 'a', mx.a);
+    const Fragment b = gather_mma(c, i, i.ops[2], 'b', mx.b);
+    const Fragment acc = gather_mma(c, i, i.ops[3], 'c', mx.c);
+    const unsigned per = per_register(mx.d), bits = element_bytes(mx.d) * 8,
+                   n = fragment_elements(mx, 'c');
+    std::vector<u64> words(std::size_t{32} * i.ops[0].regs.size(), 0);
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned e = 0; e < n; ++e) {
+        const Coord at = mma_coord(mx, 'c', lane, e);
+        double sum = acc.v[std::size_t{at.row} * mx.n + at.col];
+        for (unsigned k = 0; k < mx.k; ++k)
+          sum += a.v[std::size_t{at.row} * mx.k + k] * b.v[std::size_t{k} * mx.n + at.col];
+        words[lane * i.ops[0].regs.size() + e / per] |= encode(sum, mx.d, mx.satfinite)
+                                                        << ((e % per) * bits);
+      }
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (std::size_t r = 0; r < i.ops[0].regs.size(); ++r)
+        if (i.ops[0].regs[r] >= 0)
+          c.reg(i.ops[0].regs[r])[lane] = words[lane * i.ops[0].regs.size() + r];
+    return true;
+  }
+  if (i.op == Opcode::movmatrix) {  // transpose one 8x8 b16 matrix held across the warp
+    u64 element[8][8];
+    const u64* src = c.reg(i.ops[1].reg);
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      Coord at[2];
+      pair_coords(lane, false, at);
+      for (unsigned h = 0; h < 2; ++h)
+        element[at[h].row][at[h].col] = (src[lane] >> (16 * h)) & 0xffff;
+    }
+    u64* dst = c.reg(i.ops[0].reg);
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      Coord at[2];
+      pair_coords(lane, true, at);
+      dst[lane] = element[at[0].row][at[0].col] | (element[at[1].row][at[1].col] << 16);
+    }
+    return true;
+  }
+  // ldmatrix / stmatrix: lanes 8k..8k+7 give the row addresses of matrix k.
+  const bool load = i.op == Opcode::ldmatrix;
+  const Operand& regs = i.ops[load ? 0 : 1];
+  const Operand& addr = i.ops[load ? 1 : 0];
+  const Space space = i.space == Space::None ? Space::Generic : i.space;
+  for (unsigned k = 0; k < mx.count; ++k) {
+    if (k >= regs.regs.size() || regs.regs[k] < 0) c.fault(0, i, "fragment has too few registers");
+    u64* word = c.reg(regs.regs[k]);
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      Coord at[2];
+      pair_coords(lane, mx.trans, at);
+      u64 value = load ? 0 : word[lane];
+      for (unsigned h = 0; h < 2; ++h) {
+        const unsigned provider = 8 * k + at[h].row;
+        u64 row = addr.reg >= 0 ? c.reg(addr.reg)[provider] : 0;
+        row += static_cast<u64>(addr.imm);
+        std::uint8_t* p = matrix_address(c, i, space, row + 2 * at[h].col, 2, provider);
+        if (load) {
+          std::uint16_t v;
+          std::memcpy(&v, p, 2);
+          value |= u64{v} << (16 * h);
+        } else {
+          const std::uint16_t v = static_cast<std::uint16_t>(value >> (16 * h));
+          std::memcpy(p, &v, 2);
+        }
+      }
+      if (load) word[lane] = value;
+    }
+  }
+  return true;
+}
+
+}  // namespace cnuas::ptx

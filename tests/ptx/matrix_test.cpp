@@ -153,3 +153,65 @@ TEST(PtxMatrix, WmmaHalfAccumulatorTf32Int8AndF64) {
 
 }  // namespace
 }  // namespace cnuas::ptx::testing
+
+namespace cnuas::ptx::testing {
+namespace {
+
+// The layouts follow the PTX ISA's fragment figures; the kernels feed them the
+// way code that runs on hardware does (ldmatrix from shared memory), so a
+// layout disagreement between ldmatrix and mma shows up as a wrong product.
+TEST(PtxMatrix, MmaSyncFedByLdmatrixComputesTheProduct) {
+  CNUAS_REQUIRE_NVCC();
+  std::vector<std::uint16_t> a(256), b(128);
+  for (int r = 0; r < 16; ++r)
+    for (int k = 0; k < 16; ++k) a[r * 16 + k] = f16_bits(value(r, k, 9));
+  for (int k = 0; k < 16; ++k)
+    for (int j = 0; j < 8; ++j) b[k * 8 + j] = f16_bits(value(k, j, 10));  // row-major K x N
+  Device dev("matrix.ptx");
+  auto da = dev.upload(a), db = dev.upload(b), dc = dev.alloc<float>(128);
+  dev.launch("mma_ldmatrix_f16", {1, 1, 1}, {32, 1, 1}, da, db, dc);
+  auto h = dev.download<float>(dc, 128);
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j) {
+      double s = 0;
+      for (int k = 0; k < 16; ++k) s += double{value(i, k, 9)} * value(k, j, 10);
+      EXPECT_EQ(h[i * 8 + j], static_cast<float>(s)) << i << "," << j;
+    }
+}
+
+TEST(PtxMatrix, MmaSyncTf32AndInt8AndMovmatrix) {
+  CNUAS_REQUIRE_NVCC();
+  std::vector<float> a(16 * 8), b(8 * 8);
+  for (int r = 0; r < 16; ++r)
+    for (int k = 0; k < 8; ++k) a[r * 8 + k] = value(r, k, 11);
+  for (int k = 0; k < 8; ++k)
+    for (int j = 0; j < 8; ++j) b[k * 8 + j] = value(k, j, 12);
+  std::vector<signed char> ia(16 * 32), ib(32 * 8);
+  for (int k = 0; k < 16 * 32; ++k) ia[k] = static_cast<signed char>((k * 53) % 255 - 127);
+  for (int k = 0; k < 32 * 8; ++k) ib[k] = static_cast<signed char>((k * 31) % 255 - 127);
+  Device dev("matrix.ptx");
+  auto da = dev.upload(a), db = dev.upload(b), dc = dev.alloc<float>(128);
+  auto dia = dev.upload(ia), dib = dev.upload(ib), dic = dev.alloc<int>(128);
+  dev.launch("mma_tf32_s8", {1, 1, 1}, {32, 1, 1}, da, db, dc, dia, dib, dic);
+  auto hc = dev.download<float>(dc, 128);
+  auto hi = dev.download<int>(dic, 128);
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j) {
+      double s = 1;
+      for (int k = 0; k < 8; ++k) s += double{a[i * 8 + k]} * b[k * 8 + j];
+      EXPECT_EQ(hc[i * 8 + j], static_cast<float>(s)) << "tf32 " << i << "," << j;
+      int q = -3;
+      for (int k = 0; k < 32; ++k) q += ia[i * 32 + k] * ib[k * 8 + j];
+      EXPECT_EQ(hi[i * 8 + j], q) << "s8 " << i << "," << j;
+    }
+  std::vector<std::uint16_t> m(64);
+  for (int k = 0; k < 64; ++k) m[k] = static_cast<std::uint16_t>(k * 977);
+  auto dm = dev.upload(m), dt = dev.alloc<std::uint16_t>(64);
+  dev.launch("transpose8", {1, 1, 1}, {32, 1, 1}, dm, dt);
+  auto ht = dev.download<std::uint16_t>(dt, 64);
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 8; ++c) EXPECT_EQ(ht[r * 8 + c], m[c * 8 + r]) << r << "," << c;
+}
+
+}  // namespace
+}  // namespace cnuas::ptx::testing

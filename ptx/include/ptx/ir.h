@@ -204,7 +204,8 @@ struct Operand {
   std::vector<std::int32_t> regs;  // Vector elements (-1 = sink)
 };
 
-// A warp-wide matrix operation (wmma): what it does, its shape and types.
+// A warp-wide matrix operation (wmma, mma, ldmatrix, stmatrix, movmatrix):
+// what it does, its shape and types.
 struct MatrixOp {
   enum class Kind : std::uint8_t { None, Load, Store, Mma };
   Kind kind = Kind::None;
@@ -213,6 +214,8 @@ struct MatrixOp {
   bool row = true;    // load/store layout; for mma the layout of A
   bool b_row = true;  // for mma: the layout of B
   bool satfinite = false;
+  std::uint8_t count = 1;  // ldmatrix/stmatrix: .x1 .x2 .x4
+  bool trans = false;      // ldmatrix/stmatrix/movmatrix .trans
   Type a = Type::None, b = Type::None, c = Type::None, d = Type::None;
 };
 
