@@ -108,7 +108,8 @@ bool harmless(const std::string& m) {
                                        "collector::b128",
                                        "commit_group",
                                        "wait_group",
-                                       "wait_all"};
+                                       "wait_all",
+                                       "mbarrier_init"};
   return s.count(m) != 0 || m.rfind("L2::", 0) == 0 || m.rfind("L1::", 0) == 0;
 }
 
@@ -326,6 +327,12 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
     } else if (inst.op == Opcode::bar && m == "warp") {
       inst.flags |= kSync;  // bar.warp.sync
       inst.mode = Mode::Uni;
+    } else if (inst.op == Opcode::barrier && m == "cluster") {
+      inst.mode = Mode::ClusterArrive;  // .arrive or .wait follows
+    } else if (inst.op == Opcode::barrier && inst.mode == Mode::ClusterArrive &&
+               (m == "arrive" || m == "wait")) {
+      inst.mode = m == "arrive" ? Mode::ClusterArrive : Mode::ClusterWait;
+      if (m == "wait") inst.flags |= kSync;
     } else if ((inst.op == Opcode::bar || inst.op == Opcode::barrier) &&
                (m == "arrive" || m == "red")) {
       inst.flags |= m == "arrive" ? kArrive : kRed;
@@ -468,6 +475,8 @@ void check_supported(Instruction& inst) {
                                             Opcode::trap,
                                             Opcode::vote,
                                             Opcode::wmma,
+                                            Opcode::mapa,
+                                            Opcode::getctarank,
                                             Opcode::mma,
                                             Opcode::ldmatrix,
                                             Opcode::stmatrix,
@@ -485,8 +494,6 @@ void check_supported(Instruction& inst) {
         "the instruction " + std::string(opcode_name(inst.op)) + " is not implemented";
     return;
   }
-  if (inst.space == Space::SharedCluster)
-    inst.unsupported = "distributed shared memory (.shared::cluster) is not implemented";
   if (inst.type == Type::B128) inst.unsupported = "128-bit (.b128) operands are not implemented";
   const bool transcendental = inst.op == Opcode::sin || inst.op == Opcode::cos ||
                               inst.op == Opcode::lg2 || inst.op == Opcode::rsqrt;

@@ -52,6 +52,7 @@ struct Warp {
   std::uint32_t barrier_id = 0;
   const Instruction* bar_inst = nullptr;  // a pending bar.red
   std::uint32_t bar_mask = 0;
+  std::uint64_t cluster_target = 0;  // the cluster barrier phase this warp arrived for
   bool done() const { return simt.empty(); }
 };
 
@@ -67,9 +68,12 @@ struct Executor::Cta::State {
   std::vector<std::uint8_t> shared;
   std::uint32_t dynamic_shared_base = 0;
   // Barriers: threads arrived per barrier id and the reduction value.
-  std::uint32_t arrived[16] = {};
-  std::uint64_t bar_red[16] = {};
-  std::uint32_t bar_expected[16] = {};
+  // Barriers 0-15 are bar/barrier ids; 16 is the cluster barrier (a cluster is one CTA).
+  static constexpr std::uint32_t kClusterBarrier = 16;
+  std::uint32_t arrived[17] = {};
+  std::uint64_t bar_red[17] = {};
+  std::uint32_t bar_expected[17] = {};
+  std::uint64_t cluster_phase = 0;
   std::uint64_t mbarrier_events = 0;  // state changes of any mbarrier, for stall detection
   LaunchStats stats;
   std::uint64_t limit = 0;

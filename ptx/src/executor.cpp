@@ -246,6 +246,7 @@ void check_barrier(Executor::Cta::State& s, std::uint32_t id) {
   }
   s.arrived[id] = 0;
   s.bar_red[id] = 0;
+  if (id == Executor::Cta::State::kClusterBarrier) ++s.cluster_phase;
   s.bar_expected[id] = 0;
 }
 
@@ -253,7 +254,7 @@ void exit_lanes(Executor::Cta::State& s, Warp& w, std::uint32_t lanes) {
   w.exited |= lanes;
   for (SimtEntry& e : w.simt) e.mask &= ~lanes;
   // Threads that leave may be the ones a barrier was waiting for.
-  for (std::uint32_t id = 0; id < 16; ++id)
+  for (std::uint32_t id = 0; id <= Executor::Cta::State::kClusterBarrier; ++id)
     if (s.arrived[id]) check_barrier(s, id);
 }
 
@@ -456,6 +457,18 @@ bool Executor::Cta::step(std::size_t wi, StepRecord* record) {
     case Opcode::bar:
     case Opcode::barrier: {
       top.pc = pc + 1;
+      if (i.mode == Mode::ClusterArrive || i.mode == Mode::ClusterWait) {
+        constexpr std::uint32_t id = State::kClusterBarrier;
+        if (i.mode == Mode::ClusterArrive) {
+          w.cluster_target = s.cluster_phase + 1;
+          s.arrived[id] += popcount(active);
+          check_barrier(s, id);
+        } else if (s.cluster_phase < w.cluster_target) {
+          w.waiting = true;
+          w.barrier_id = id;
+        }
+        return true;
+      }
       if (i.mode == Mode::Uni) return true;  // bar.warp.sync: a warp runs in lockstep here
       std::uint64_t sa[32], sb[32];
       const bool red = i.has(kRed);
@@ -594,6 +607,10 @@ const Function& check_launch(const LoadedModule& module, const std::string& kern
                                 std::to_string(config.block.z) +
                                 " is not a valid CTA shape (1 to 1024 threads, z at most 64)");
   if (config.grid.count() == 0) throw std::invalid_argument("the grid has no CTAs");
+  if (f->cluster_dims[0] * f->cluster_dims[1] * f->cluster_dims[2] > 1)
+    throw std::invalid_argument("kernel '" + kernel +
+                                "' needs clusters of several CTAs (.reqnctapercluster); the engine "
+                                "runs clusters of one CTA");
   if (config.params.size() < f->param_bytes)
     throw std::invalid_argument("kernel '" + kernel + "' takes " + std::to_string(f->param_bytes) +
                                 " parameter bytes; " + std::to_string(config.params.size()) +
@@ -611,6 +628,7 @@ void reset_cta(Executor::Cta::State& s, const Function& f, Dim3 cta_id) {
   s.dynamic_shared_base = align16(f.static_shared_bytes);
   s.shared.assign(s.dynamic_shared_base + config.dynamic_shared_bytes, 0);
   std::fill(std::begin(s.arrived), std::end(s.arrived), 0u);
+  s.cluster_phase = 0;
   s.mbarrier_events = 0;
   std::fill(std::begin(s.bar_red), std::end(s.bar_red), 0u);
   std::fill(std::begin(s.bar_expected), std::end(s.bar_expected), 0u);
@@ -628,6 +646,7 @@ void reset_cta(Executor::Cta::State& s, const Function& f, Dim3 cta_id) {
     w.barrier_id = 0;
     w.bar_inst = nullptr;
     w.bar_mask = 0;
+    w.cluster_target = 0;
     std::fill(std::begin(w.carry), std::end(w.carry), std::uint8_t{0});
     w.regs.assign(f.registers.size() * 32, 0);
     if (w.stack.size() != stack) w.stack.assign(stack, 0);

@@ -202,6 +202,20 @@ bool exec_convert(Ctx& c, const Instruction& i) {
       map1(c, i, [=](u64 a) { return truncate(to ? a - window : a + window, bits); });
       return true;
     }
+    case Opcode::mapa: {  // the same shared location in CTA `rank` of the cluster: only rank 0
+                          // exists
+      std::uint64_t sr[32];
+      const u64* rank = c.src(i.ops[2], sr);
+      each_lane(c.mask, [&](unsigned l) {
+        if (rank[l] != 0)
+          c.fault(l, i, "mapa to CTA rank " + std::to_string(rank[l]) + " in a cluster of one CTA");
+      });
+      map1(c, i, [](u64 a) { return a; });
+      return true;
+    }
+    case Opcode::getctarank:
+      map1(c, i, [](u64) -> u64 { return 0; });
+      return true;
     case Opcode::isspacep: {
       const Space sp = i.space;
       map1(c, i, [sp](u64 a) -> u64 {

@@ -586,10 +586,12 @@ class Parser {
         int i = 0;
         do dims[i++] = static_cast<std::uint32_t>(expect_int("a thread count"));
         while (i < 3 && accept(','));
+        Function& f = m_.functions[index];
         if (w != ".reqnctapercluster") {
-          Function& f = m_.functions[index];
           std::copy(dims, dims + 3, f.max_threads);
           f.threads_required = w == ".reqntid";
+        } else {
+          std::copy(dims, dims + 3, f.cluster_dims);
         }
       } else if (w == ".minnctapersm" || w == ".maxnreg" || w == ".maxnctapersm" ||
                  w == ".maxclusterrank") {

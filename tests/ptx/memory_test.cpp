@@ -189,3 +189,38 @@ $Lwait:
 
 }  // namespace
 }  // namespace cnuas::ptx::testing
+
+namespace cnuas::ptx::testing {
+namespace {
+
+TEST(PtxMemory, ClustersOfOneCtaSyncAndMapSharedMemory) {
+  CNUAS_REQUIRE_NVCC();
+  Device dev("memory.ptx");
+  auto out = dev.alloc<int>(64 * 3);
+  dev.launch("cluster_one", {3, 1, 1}, {64, 1, 1}, out);
+  auto h = dev.download<int>(out, 64);
+  for (int t = 0; t < 64; ++t)
+    EXPECT_EQ(h[t], 3 * ((t + 1) % 64) + 0 * 1000 + 1 * 100000 + 1 * 10) << t;
+}
+
+TEST(PtxMemory, KernelsNeedingLargerClustersAreRefused) {
+  const char* text =
+      ".version 9.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry pair() .reqnctapercluster 2, 1, 1\n{\n\tret;\n}\n";
+  DeviceMemory mem;
+  std::ostringstream out;
+  Executor exec(mem, out);
+  LoadedModule lm(Module::parse(text, "pair.ptx"), mem);
+  LaunchConfig cfg;
+  cfg.grid = {2, 1, 1};
+  cfg.block = {32, 1, 1};
+  try {
+    exec.launch(lm, "pair", cfg);
+    FAIL() << "expected a refusal";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("clusters of one CTA"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace cnuas::ptx::testing

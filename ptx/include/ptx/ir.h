@@ -133,6 +133,8 @@ enum class Mode : std::uint8_t {
   MbTestWait,
   MbTryWait,
   MbPendingCount,  // mbarrier
+  ClusterArrive,
+  ClusterWait,  // barrier.cluster
 };
 
 enum class SpecialReg : std::uint8_t {
@@ -298,6 +300,7 @@ struct Function {
   std::uint32_t static_shared_bytes = 0;     // module and function .shared, laid out per kernel
   std::uint32_t max_threads[3] = {0, 0, 0};  // .maxntid / .reqntid
   bool threads_required = false;
+  std::uint32_t cluster_dims[3] = {1, 1, 1};  // .reqnctapercluster
   std::uint32_t line = 0;
 };
 

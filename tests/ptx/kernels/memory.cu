@@ -120,3 +120,16 @@ extern "C" __global__ void split_barrier(const int* in, int* out, int rounds) {
   }
   out[threadIdx.x] = acc;
 }
+
+// Thread-block clusters of one CTA: cluster.sync (barrier.cluster.arrive/wait),
+// map_shared_rank (mapa), cluster special registers.
+extern "C" __global__ void __cluster_dims__(1, 1, 1) cluster_one(int* out) {
+  __shared__ int s[64];
+  cg::cluster_group cluster = cg::this_cluster();
+  s[threadIdx.x] = threadIdx.x * 3;
+  cluster.sync();
+  int* peer = cluster.map_shared_rank(s, 0);
+  out[threadIdx.x] = peer[(threadIdx.x + 1) % 64] + static_cast<int>(cluster.block_rank()) * 1000 +
+                     static_cast<int>(cluster.num_blocks()) * 100000 + static_cast<int>(cluster.dim_blocks().x) * 10;
+  cluster.sync();
+}
