@@ -1,10 +1,10 @@
 // cvt between every pair of types (rounding, saturation, .ftz, .relu,
 // .satfinite), cvta between generic and state-space addresses, isspacep.
-#include <cfenv>
 #include <cmath>
 
 #include "half.h"
 #include "lanes.h"
+#include "rounding.h"
 
 namespace cnuas::ptx {
 namespace {
@@ -64,19 +64,6 @@ u64 float_to_int(double v, Round r, Type dst) {
   return static_cast<u64>(v);
 }
 
-int fenv_mode(Round r) {
-  switch (r) {
-    case Round::Rz:
-      return FE_TOWARDZERO;
-    case Round::Rm:
-      return FE_DOWNWARD;
-    case Round::Rp:
-      return FE_UPWARD;
-    default:
-      return FE_TONEAREST;
-  }
-}
-
 u64 int_to_float(u64 v, Type src, Type dst, Round r) {
   const bool s = is_signed(src);
   const unsigned sb = type_bits(src);
@@ -88,17 +75,14 @@ u64 int_to_float(u64 v, Type src, Type dst, Round r) {
     const double d = s ? static_cast<double>(sv) : static_cast<double>(uv);
     return dst == Type::F16 ? f64_to_f16(d, r) : f64_to_bf16(d, r);
   }
-  std::fesetround(fenv_mode(r));
-  u64 out;
-  if (dst == Type::F64) {
-    volatile double d = s ? static_cast<double>(sv) : static_cast<double>(uv);
-    out = f64_to_bits(d);
-  } else {
+  return with_rounding(r, [&]() -> u64 {
+    if (dst == Type::F64) {
+      volatile double d = s ? static_cast<double>(sv) : static_cast<double>(uv);
+      return f64_to_bits(d);
+    }
     volatile float f = s ? static_cast<float>(sv) : static_cast<float>(uv);
-    out = f32_to_bits(f);
-  }
-  std::fesetround(FE_TONEAREST);
-  return out;
+    return f32_to_bits(f);
+  });
 }
 
 u64 float_to_float(double v, Type src, Type dst, const Instruction& i) {

@@ -2,41 +2,17 @@
 // arithmetic with every rounding mode, .ftz and .sat; the approximate
 // transcendental functions; min/max with PTX's NaN rules; testp, copysign;
 // setp/set on floats.
-#include <cfenv>
 #include <cmath>
 #include <limits>
 
 #include "half.h"
 #include "lanes.h"
+#include "rounding.h"
 
 namespace cnuas::ptx {
 namespace {
 
 using u64 = std::uint64_t;
-
-int fenv_mode(Round r) {
-  switch (r) {
-    case Round::Rz:
-      return FE_TOWARDZERO;
-    case Round::Rm:
-      return FE_DOWNWARD;
-    case Round::Rp:
-      return FE_UPWARD;
-    default:
-      return FE_TONEAREST;
-  }
-}
-
-// Runs f under the rounding mode; this file is built with -frounding-math so
-// the compiler neither folds nor reorders the arithmetic across the switch.
-template <class F>
-auto with_rounding(Round r, F f) {
-  if (r == Round::None || r == Round::Rn) return f();
-  std::fesetround(fenv_mode(r));
-  const auto v = f();
-  std::fesetround(FE_TONEAREST);
-  return v;
-}
 
 float ftz(float v) {
   return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(0.0f, v) : v;
@@ -45,10 +21,6 @@ float ftz(float v) {
 float sat(float v) {
   if (std::isnan(v)) return 0.0f;
   return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
-}
-
-float canonical_nan() {
-  return bits_to_f32(0x7fffffffu);
 }
 
 template <class T>
@@ -526,7 +498,6 @@ bool exec_float(Ctx& c, const Instruction& i) {
     });
     return true;
   }
-  (void)canonical_nan;
   return false;
 }
 

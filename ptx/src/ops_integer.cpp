@@ -246,9 +246,7 @@ void set_predicates(Ctx& c, const Instruction& i, Test test) {
 
 }  // namespace
 
-bool compare_float(Cmp cmp, double x, double y);  // ops_float.cpp
-double float_value(u64 bits, Type t);             // ops_float.cpp
-u64 float_bits_of(double v, Type t);              // ops_float.cpp
+double float_value(u64 bits, Type t);  // ops_float.cpp
 
 bool exec_integer(Ctx& c, const Instruction& i) {
   const IntType t = int_type(i.type);
