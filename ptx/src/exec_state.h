@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstring>
+#include <memory>
 #include <ostream>
 #include <vector>
 
@@ -56,6 +57,15 @@ struct Warp {
   bool done() const { return simt.empty(); }
 };
 
+// The CTAs of one thread-block cluster, run together: their warps interleave,
+// they share the cluster barrier, and each can reach the others' shared memory.
+struct ClusterState {
+  std::vector<Executor::Cta::State*> members;  // by rank in the cluster
+  Dim3 dims;
+  std::uint32_t arrived = 0;  // threads arrived at the cluster barrier this phase
+  std::uint64_t phase = 0;
+};
+
 struct Executor::Cta::State {
   const LoadedModule* module = nullptr;
   const Function* kernel = nullptr;
@@ -67,14 +77,16 @@ struct Executor::Cta::State {
   std::vector<Warp> warps;
   std::vector<std::uint8_t> shared;
   std::uint32_t dynamic_shared_base = 0;
-  // Barriers: threads arrived per barrier id and the reduction value.
-  // Barriers 0-15 are bar/barrier ids; 16 is the cluster barrier (a cluster is one CTA).
+  // Barriers: threads arrived per barrier id and the reduction value. A warp
+  // waiting with barrier_id kClusterBarrier waits for the cluster's phase.
   static constexpr std::uint32_t kClusterBarrier = 16;
-  std::uint32_t arrived[17] = {};
-  std::uint64_t bar_red[17] = {};
-  std::uint32_t bar_expected[17] = {};
-  std::uint64_t cluster_phase = 0;
-  std::uint64_t mbarrier_events = 0;  // state changes of any mbarrier, for stall detection
+  std::uint32_t arrived[16] = {};
+  std::uint64_t bar_red[16] = {};
+  std::uint32_t bar_expected[16] = {};
+  ClusterState* cluster = nullptr;
+  std::uint32_t rank = 0;                     // in the cluster
+  std::unique_ptr<ClusterState> own_cluster;  // when this CTA is a cluster by itself
+  std::uint64_t mbarrier_events = 0;          // state changes of any mbarrier, for stall detection
   LaunchStats stats;
   std::uint64_t limit = 0;
   std::uint64_t clock = 0;
@@ -115,6 +127,20 @@ struct Ctx {
     return w.stack.data() + static_cast<std::size_t>(lane) * s.config->stack_bytes;
   }
 };
+
+// Thread-block clusters in the address space: a generic address in
+// [kClusterWindow + r * kWindowSize, ...) is CTA r's shared memory; a
+// .shared::cluster address carries rank + 1 in bits 24-31 (0 = this CTA).
+constexpr std::uint64_t kClusterWindow = 0x0000'0300'0000'0000ull;
+constexpr unsigned kClusterRankShift = 24;
+
+// The CTA and offset a shared-memory address names, or null when it is no
+// shared address of this cluster. `space` is Shared, SharedCluster or Generic.
+struct SharedTarget {
+  Executor::Cta::State* cta;
+  std::uint64_t offset;
+};
+SharedTarget shared_target(Executor::Cta::State& s, Space space, std::uint64_t a);
 
 // Instruction groups; each returns false when it does not handle the opcode.
 bool exec_integer(Ctx& c, const Instruction& i);

@@ -115,20 +115,26 @@ std::uint64_t Ctx::special(const Operand& o, unsigned lane) const {
       return cfg.dynamic_shared_bytes;
     case SpecialReg::TotalSmemSize:
       return s.shared.size();
-    case SpecialReg::ClusterCtaid:
-      return 0;
+    case SpecialReg::ClusterCtaid: {
+      const Dim3 d = s.cluster->dims;
+      return pick({s.cta.x % d.x, s.cta.y % d.y, s.cta.z % d.z});
+    }
     case SpecialReg::ClusterNctaid:
-      return 1;
+      return pick(s.cluster->dims);
     case SpecialReg::ClusterCtarank:
-      return 0;
+      return s.rank;
     case SpecialReg::ClusterNctarank:
-      return 1;
-    case SpecialReg::Clusterid:
-      return pick(s.cta);
-    case SpecialReg::Nclusterid:
-      return pick(cfg.grid);
+      return s.cluster->dims.count();
+    case SpecialReg::Clusterid: {
+      const Dim3 d = s.cluster->dims;
+      return pick({s.cta.x / d.x, s.cta.y / d.y, s.cta.z / d.z});
+    }
+    case SpecialReg::Nclusterid: {
+      const Dim3 d = s.cluster->dims;
+      return pick({cfg.grid.x / d.x, cfg.grid.y / d.y, cfg.grid.z / d.z});
+    }
     case SpecialReg::IsExplicitCluster:
-      return 0;
+      return s.cluster->dims.count() > 1;
     case SpecialReg::Envreg:
       return 0;
   }
@@ -246,16 +252,31 @@ void check_barrier(Executor::Cta::State& s, std::uint32_t id) {
   }
   s.arrived[id] = 0;
   s.bar_red[id] = 0;
-  if (id == Executor::Cta::State::kClusterBarrier) ++s.cluster_phase;
   s.bar_expected[id] = 0;
+}
+
+// The cluster barrier completes its phase when every live thread of every CTA
+// in the cluster has arrived; then the warps waiting for that phase go on.
+void check_cluster_barrier(ClusterState& cl) {
+  std::uint32_t live = 0;
+  for (const Executor::Cta::State* m : cl.members) live += live_threads(*m);
+  if (cl.arrived == 0 || cl.arrived < live) return;
+  cl.arrived = 0;
+  ++cl.phase;
+  for (Executor::Cta::State* m : cl.members)
+    for (Warp& w : m->warps)
+      if (w.waiting && w.barrier_id == Executor::Cta::State::kClusterBarrier &&
+          w.cluster_target <= cl.phase)
+        w.waiting = false;
 }
 
 void exit_lanes(Executor::Cta::State& s, Warp& w, std::uint32_t lanes) {
   w.exited |= lanes;
   for (SimtEntry& e : w.simt) e.mask &= ~lanes;
   // Threads that leave may be the ones a barrier was waiting for.
-  for (std::uint32_t id = 0; id <= Executor::Cta::State::kClusterBarrier; ++id)
+  for (std::uint32_t id = 0; id < 16; ++id)
     if (s.arrived[id]) check_barrier(s, id);
+  check_cluster_barrier(*s.cluster);
 }
 
 void copy_call_args(Ctx& c, const Instruction& i, const Function& callee, std::uint32_t new_base,
@@ -296,8 +317,11 @@ bool Executor::Cta::done() const {
   return std::all_of(s_->warps.begin(), s_->warps.end(), [](const Warp& w) { return w.done(); });
 }
 
-bool Executor::Cta::step(std::size_t wi, StepRecord* record) {
-  State& s = *s_;
+namespace {
+
+using State = Executor::Cta::State;
+
+bool step_state(State& s, std::size_t wi, StepRecord* record) {
   Warp& w = s.warps[wi];
   if (w.waiting) return false;
   // Pop finished SIMT entries and frames.
@@ -458,14 +482,14 @@ bool Executor::Cta::step(std::size_t wi, StepRecord* record) {
     case Opcode::barrier: {
       top.pc = pc + 1;
       if (i.mode == Mode::ClusterArrive || i.mode == Mode::ClusterWait) {
-        constexpr std::uint32_t id = State::kClusterBarrier;
+        ClusterState& cl = *s.cluster;
         if (i.mode == Mode::ClusterArrive) {
-          w.cluster_target = s.cluster_phase + 1;
-          s.arrived[id] += popcount(active);
-          check_barrier(s, id);
-        } else if (s.cluster_phase < w.cluster_target) {
+          w.cluster_target = cl.phase + 1;
+          cl.arrived += popcount(active);
+          check_cluster_barrier(cl);
+        } else if (cl.phase < w.cluster_target) {
           w.waiting = true;
-          w.barrier_id = id;
+          w.barrier_id = State::kClusterBarrier;
         }
         return true;
       }
@@ -529,61 +553,78 @@ bool Executor::Cta::step(std::size_t wi, StepRecord* record) {
           std::string("not supported: ") + std::string(opcode_name(i.op)) + " in this form");
 }
 
+}  // namespace
+
+bool Executor::Cta::step(std::size_t wi, StepRecord* record) {
+  return step_state(*s_, wi, record);
+}
+
 // Warp instructions a warp issues before the next warp gets a turn.
 constexpr unsigned kQuantum = 1u << 14;
 // Rounds of nothing but failed mbarrier waits before the CTA is declared stuck.
 constexpr unsigned kStalledRounds = 1000;
 
-void Executor::Cta::run() {
-  State& s = *s_;
+namespace {
+
+// Runs a cluster's CTAs (often just one) to completion, their warps in turn.
+void run_group(const std::vector<State*>& ctas) {
   unsigned stalled_rounds = 0;
   for (;;) {
     bool progress = false, all_done = true, all_yielded = true;
-    const std::uint64_t events = s.mbarrier_events;
-    for (std::size_t w = 0; w < s.warps.size(); ++w) {
-      // A warp runs until it finishes, waits at a barrier, yields after a
-      // failed mbarrier wait, or uses its quantum: spin loops on other warps'
-      // progress (flags in shared memory) then terminate.
-      for (unsigned quantum = 0; quantum < kQuantum && step(w, nullptr); ++quantum) {
-        progress = true;
-        if (s.warps[w].yield) break;
-      }
-      const bool yielded = s.warps[w].yield;
-      s.warps[w].yield = false;
-      if (!s.warps[w].done()) {
-        all_done = false;
-        if (!yielded && !s.warps[w].waiting) all_yielded = false;
+    std::uint64_t events = 0;
+    for (const State* s : ctas) events += s->mbarrier_events;
+    for (State* sp : ctas) {
+      State& s = *sp;
+      for (std::size_t w = 0; w < s.warps.size(); ++w) {
+        // A warp runs until it finishes, waits at a barrier, yields after a
+        // failed mbarrier wait, or uses its quantum: spin loops on other warps'
+        // progress (flags in shared memory) then terminate.
+        for (unsigned quantum = 0; quantum < kQuantum && step_state(s, w, nullptr); ++quantum) {
+          progress = true;
+          if (s.warps[w].yield) break;
+        }
+        const bool yielded = s.warps[w].yield;
+        s.warps[w].yield = false;
+        if (!s.warps[w].done()) {
+          all_done = false;
+          if (!yielded && !s.warps[w].waiting) all_yielded = false;
+        }
       }
     }
+    std::uint64_t events_after = 0;
+    for (const State* s : ctas) events_after += s->mbarrier_events;
     // Every live warp failed an mbarrier wait and nothing arrived meanwhile:
     // after enough such rounds no thread is left that could arrive.
-    stalled_rounds =
-        (all_yielded && !all_done && events == s.mbarrier_events) ? stalled_rounds + 1 : 0;
-    if (stalled_rounds > kStalledRounds) {
-      for (const Warp& w : s.warps)
-        if (!w.done() && !w.waiting) {
-          const Function& fn = *w.frames.back().fn;
-          const Instruction& i = fn.code[std::min<std::size_t>(
-              w.simt.back().pc ? w.simt.back().pc - 1 : 0, fn.code.size() - 1)];
-          s.fault(w, static_cast<unsigned>(__builtin_ctz(w.simt.back().mask | 1u)), i,
-                  "every warp waits on an mbarrier phase that can never complete");
-        }
-    }
-    if (all_done) return;
-    if (!progress) {
-      for (const Warp& w : s.warps)
-        if (!w.done()) {
-          const Instruction& i = w.frames.back().fn->code[std::min<std::size_t>(
-              w.simt.back().pc ? w.simt.back().pc - 1 : 0, w.frames.back().fn->code.size() - 1)];
-          s.fault(w, static_cast<unsigned>(__builtin_ctz(w.simt.back().mask | 1u)), i,
+    stalled_rounds = (all_yielded && !all_done && events == events_after) ? stalled_rounds + 1 : 0;
+    for (const State* sp : ctas) {
+      const State& s = *sp;
+      for (const Warp& w : s.warps) {
+        if (w.done()) continue;
+        const Function& fn = *w.frames.back().fn;
+        const Instruction& i = fn.code[std::min<std::size_t>(
+            w.simt.back().pc ? w.simt.back().pc - 1 : 0, fn.code.size() - 1)];
+        const unsigned lane = static_cast<unsigned>(__builtin_ctz(w.simt.back().mask | 1u));
+        if (stalled_rounds > kStalledRounds && !w.waiting)
+          s.fault(w, lane, i, "every warp waits on an mbarrier phase that can never complete");
+        if (!progress && w.barrier_id == State::kClusterBarrier)
+          s.fault(w, lane, i, "the cluster barrier can never complete");
+        if (!progress)
+          s.fault(w, lane, i,
                   "barrier " + std::to_string(w.barrier_id) + " can never complete: " +
                       std::to_string(s.arrived[w.barrier_id]) + " threads arrived, " +
                       std::to_string(s.bar_expected[w.barrier_id] ? s.bar_expected[w.barrier_id]
                                                                   : live_threads(s)) +
                       " expected");
-        }
+      }
     }
+    if (all_done) return;
   }
+}
+
+}  // namespace
+
+void Executor::Cta::run() {
+  run_group({s_.get()});
 }
 
 // --- Executor -------------------------------------------------------------------
@@ -607,10 +648,6 @@ const Function& check_launch(const LoadedModule& module, const std::string& kern
                                 std::to_string(config.block.z) +
                                 " is not a valid CTA shape (1 to 1024 threads, z at most 64)");
   if (config.grid.count() == 0) throw std::invalid_argument("the grid has no CTAs");
-  if (f->cluster_dims[0] * f->cluster_dims[1] * f->cluster_dims[2] > 1)
-    throw std::invalid_argument("kernel '" + kernel +
-                                "' needs clusters of several CTAs (.reqnctapercluster); the engine "
-                                "runs clusters of one CTA");
   if (config.params.size() < f->param_bytes)
     throw std::invalid_argument("kernel '" + kernel + "' takes " + std::to_string(f->param_bytes) +
                                 " parameter bytes; " + std::to_string(config.params.size()) +
@@ -628,7 +665,6 @@ void reset_cta(Executor::Cta::State& s, const Function& f, Dim3 cta_id) {
   s.dynamic_shared_base = align16(f.static_shared_bytes);
   s.shared.assign(s.dynamic_shared_base + config.dynamic_shared_bytes, 0);
   std::fill(std::begin(s.arrived), std::end(s.arrived), 0u);
-  s.cluster_phase = 0;
   s.mbarrier_events = 0;
   std::fill(std::begin(s.bar_red), std::end(s.bar_red), 0u);
   std::fill(std::begin(s.bar_expected), std::end(s.bar_expected), 0u);
@@ -659,33 +695,86 @@ void reset_cta(Executor::Cta::State& s, const Function& f, Dim3 cta_id) {
 
 }  // namespace
 
+namespace {
+
+// The cluster shape: the kernel's .reqnctapercluster, else the launch's.
+Dim3 cluster_shape(const Function& f, const LaunchConfig& config, const std::string& kernel) {
+  Dim3 d = config.cluster;
+  if (f.cluster_dims[0] * f.cluster_dims[1] * f.cluster_dims[2] > 1)
+    d = {f.cluster_dims[0], f.cluster_dims[1], f.cluster_dims[2]};
+  const Dim3 g = config.grid;
+  if (d.count() == 0 || d.count() > 16 || g.x % d.x || g.y % d.y || g.z % d.z)
+    throw std::invalid_argument(
+        "kernel '" + kernel + "': cluster " + std::to_string(d.x) + "x" + std::to_string(d.y) +
+        "x" + std::to_string(d.z) + " must hold 1 to 16 CTAs and divide the grid " +
+        std::to_string(g.x) + "x" + std::to_string(g.y) + "x" + std::to_string(g.z));
+  return d;
+}
+
+std::unique_ptr<State> new_state(const LoadedModule& module, const LaunchConfig& config,
+                                 DeviceMemory& memory, std::ostream& out) {
+  auto s = std::make_unique<State>();
+  s->module = &module;
+  s->config = &config;
+  s->memory = &memory;
+  s->out = &out;
+  s->limit = config.instruction_limit ? config.instruction_limit : (1ull << 40);
+  return s;
+}
+
+}  // namespace
+
 std::unique_ptr<Executor::Cta> Executor::begin_cta(const LoadedModule& module,
                                                    const std::string& kernel,
                                                    const LaunchConfig& config, Dim3 cta_id) {
   const Function& f = check_launch(module, kernel, config);
-  auto s = std::make_unique<Cta::State>();
-  s->module = &module;
-  s->config = &config;
-  s->memory = &memory_;
-  s->out = &out_;
-  s->limit = config.instruction_limit ? config.instruction_limit : (1ull << 40);
+  if (cluster_shape(f, config, kernel).count() > 1)
+    throw std::invalid_argument("kernel '" + kernel +
+                                "' runs in clusters of several CTAs: the step interface issues one "
+                                "CTA at a time; use launch");
+  auto s = new_state(module, config, memory_, out_);
+  s->own_cluster = std::make_unique<ClusterState>();
+  s->own_cluster->members = {s.get()};
+  s->cluster = s->own_cluster.get();
   reset_cta(*s, f, cta_id);
   return std::make_unique<Cta>(std::move(s));
 }
 
 LaunchStats Executor::launch(const LoadedModule& module, const std::string& kernel,
                              const LaunchConfig& config) {
-  auto cta = begin_cta(module, kernel, config, {0, 0, 0});
-  const Function& f = *cta->s_->kernel;
+  const Function& f = check_launch(module, kernel, config);
+  const Dim3 cd = cluster_shape(f, config, kernel);
+  // One state per CTA of a cluster, reused cluster after cluster.
+  ClusterState cluster;
+  cluster.dims = cd;
+  std::vector<std::unique_ptr<State>> states;
+  for (std::uint32_t r = 0; r < cd.count(); ++r) {
+    states.push_back(new_state(module, config, memory_, out_));
+    states.back()->cluster = &cluster;
+    states.back()->rank = r;
+    cluster.members.push_back(states.back().get());
+  }
   const Dim3 g = config.grid;
-  for (std::uint32_t z = 0; z < g.z; ++z)
-    for (std::uint32_t y = 0; y < g.y; ++y)
-      for (std::uint32_t x = 0; x < g.x; ++x) {
-        if (x || y || z) reset_cta(*cta->s_, f, {x, y, z});
-        cta->run();
-        ++cta->s_->stats.ctas;
+  for (std::uint32_t cz = 0; cz < g.z / cd.z; ++cz)
+    for (std::uint32_t cy = 0; cy < g.y / cd.y; ++cy)
+      for (std::uint32_t cx = 0; cx < g.x / cd.x; ++cx) {
+        cluster.arrived = 0;
+        cluster.phase = 0;
+        for (std::uint32_t r = 0; r < cd.count(); ++r) {
+          const Dim3 at{cx * cd.x + r % cd.x, cy * cd.y + (r / cd.x) % cd.y,
+                        cz * cd.z + r / (cd.x * cd.y)};
+          reset_cta(*states[r], f, at);
+          ++states[r]->stats.ctas;
+        }
+        run_group(cluster.members);
       }
-  return cta->stats();
+  LaunchStats total;
+  for (const auto& s : states) {
+    total.warp_instructions += s->stats.warp_instructions;
+    total.thread_instructions += s->stats.thread_instructions;
+    total.ctas += s->stats.ctas;
+  }
+  return total;
 }
 
 }  // namespace cnuas::ptx

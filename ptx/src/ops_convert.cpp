@@ -186,24 +186,44 @@ bool exec_convert(Ctx& c, const Instruction& i) {
       map1(c, i, [=](u64 a) { return truncate(to ? a - window : a + window, bits); });
       return true;
     }
-    case Opcode::mapa: {  // the same shared location in CTA `rank` of the cluster: only rank 0
-                          // exists
-      std::uint64_t sr[32];
+    case Opcode::mapa: {  // the same shared location in CTA `rank` of the cluster
+      std::uint64_t sa[32], sr[32];
+      const u64* a = c.src(i.ops[1], sa);
       const u64* rank = c.src(i.ops[2], sr);
+      const bool cluster_space = i.space == Space::SharedCluster;
       each_lane(c.mask, [&](unsigned l) {
-        if (rank[l] != 0)
-          c.fault(l, i, "mapa to CTA rank " + std::to_string(rank[l]) + " in a cluster of one CTA");
+        if (rank[l] >= c.s.cluster->members.size())
+          c.fault(l, i,
+                  "mapa to CTA rank " + std::to_string(rank[l]) + " in a cluster of " +
+                      std::to_string(c.s.cluster->members.size()) + " CTAs");
+        const SharedTarget t =
+            shared_target(c.s, cluster_space ? Space::SharedCluster : Space::Generic, a[l]);
+        if (!t.cta) c.fault(l, i, "mapa of an address that is not in shared memory");
+        put(c, i.ops[0], l,
+            cluster_space ? ((rank[l] + 1) << kClusterRankShift) | t.offset
+                          : kClusterWindow + rank[l] * kWindowSize + t.offset);
       });
-      map1(c, i, [](u64 a) { return a; });
       return true;
     }
-    case Opcode::getctarank:
-      map1(c, i, [](u64) -> u64 { return 0; });
+    case Opcode::getctarank: {
+      std::uint64_t sa[32];
+      const u64* a = c.src(i.ops[1], sa);
+      const bool cluster_space = i.space == Space::SharedCluster;
+      each_lane(c.mask, [&](unsigned l) {
+        const SharedTarget t =
+            shared_target(c.s, cluster_space ? Space::SharedCluster : Space::Generic, a[l]);
+        if (!t.cta) c.fault(l, i, "getctarank of an address that is not in shared memory");
+        put(c, i.ops[0], l, t.cta->rank);
+      });
       return true;
+    }
     case Opcode::isspacep: {
       const Space sp = i.space;
       map1(c, i, [sp](u64 a) -> u64 {
-        const bool shared = a >= kSharedWindow && a < kSharedWindow + kWindowSize;
+        const bool own = a >= kSharedWindow && a < kSharedWindow + kWindowSize;
+        const bool cluster = a >= kClusterWindow && a < kClusterWindow + 16 * kWindowSize;
+        if (sp == Space::SharedCluster) return own || cluster;
+        const bool shared = own;
         const bool local = a >= kLocalWindow && a < kLocalWindow + kWindowSize;
         switch (sp) {
           case Space::Shared:
@@ -212,7 +232,7 @@ bool exec_convert(Ctx& c, const Instruction& i) {
           case Space::Local:
             return local;
           case Space::Global:
-            return !shared && !local;
+            return !shared && !cluster && !local;
           default:
             return 0;
         }

@@ -59,6 +59,8 @@ struct Access {
     if (sp == Space::None || sp == Space::Generic) {
       if (a >= kSharedWindow && a < kSharedWindow + kWindowSize)
         sp = Space::Shared, off = a - kSharedWindow;
+      else if (a >= kClusterWindow && a < kClusterWindow + 16 * kWindowSize)
+        sp = Space::SharedCluster;
       else if (a >= kLocalWindow && a < kLocalWindow + kWindowSize)
         sp = Space::Local, off = a - kLocalWindow;
       else
@@ -72,9 +74,14 @@ struct Access {
         break;
       case Space::Shared:
       case Space::SharedCta:
-      case Space::SharedCluster:
         if (off + bytes <= c.s.shared.size() && off + bytes >= off) p = c.s.shared.data() + off;
         break;
+      case Space::SharedCluster: {  // another CTA of the cluster, or this one
+        const SharedTarget t =
+            shared_target(c.s, space == Space::SharedCluster ? space : Space::Generic, a);
+        if (t.cta && t.offset + bytes <= t.cta->shared.size()) p = t.cta->shared.data() + t.offset;
+        break;
+      }
       case Space::Local:
         if (!c.w.stack.empty() && off + bytes <= c.s.config->stack_bytes && off + bytes >= off)
           p = c.lane_stack(lane) + off;
@@ -259,6 +266,23 @@ void store_scalar(Ctx& c, const Instruction& i, const Access& acc, const u64* v)
 }
 
 }  // namespace
+
+SharedTarget shared_target(Executor::Cta::State& s, Space space, std::uint64_t a) {
+  ClusterState& cl = *s.cluster;
+  auto member = [&](std::uint64_t rank) -> Executor::Cta::State* {
+    return rank < cl.members.size() ? cl.members[rank] : nullptr;
+  };
+  if (space == Space::SharedCluster) {
+    const std::uint64_t tag = a >> kClusterRankShift;
+    if (tag == 0) return {&s, a};
+    return {member(tag - 1), a & ((std::uint64_t{1} << kClusterRankShift) - 1)};
+  }
+  if (a >= kSharedWindow && a < kSharedWindow + kWindowSize) return {&s, a - kSharedWindow};
+  if (a >= kClusterWindow && a < kClusterWindow + 16 * kWindowSize)
+    return {member((a - kClusterWindow) / kWindowSize), (a - kClusterWindow) % kWindowSize};
+  if (space == Space::Shared || space == Space::SharedCta) return {&s, a};
+  return {nullptr, 0};
+}
 
 std::uint8_t* matrix_address(Ctx& c, const Instruction& i, Space space, std::uint64_t a,
                              unsigned bytes, unsigned lane) {

@@ -203,22 +203,33 @@ TEST(PtxMemory, ClustersOfOneCtaSyncAndMapSharedMemory) {
     EXPECT_EQ(h[t], 3 * ((t + 1) % 64) + 0 * 1000 + 1 * 100000 + 1 * 10) << t;
 }
 
-TEST(PtxMemory, KernelsNeedingLargerClustersAreRefused) {
-  const char* text =
-      ".version 9.0\n.target sm_90\n.address_size 64\n"
-      ".visible .entry pair() .reqnctapercluster 2, 1, 1\n{\n\tret;\n}\n";
-  DeviceMemory mem;
-  std::ostringstream out;
-  Executor exec(mem, out);
-  LoadedModule lm(Module::parse(text, "pair.ptx"), mem);
-  LaunchConfig cfg;
-  cfg.grid = {2, 1, 1};
-  cfg.block = {32, 1, 1};
+TEST(PtxMemory, ClustersOfFourCtasShareMemoryAndBarriers) {
+  CNUAS_REQUIRE_NVCC();
+  Device dev("memory.ptx");
+  auto out = dev.alloc<int>(8 * 32);
+  dev.launch("cluster_ring", {8, 1, 1}, {32, 1, 1}, out);  // two clusters of four
+  auto h = dev.download<int>(out, 8 * 32);
+  for (int b = 0; b < 8; ++b)
+    for (int t = 0; t < 32; ++t) {
+      const int rank = b % 4, next = (rank + 1) % 4;
+      const int expect =
+          next * 100 + (t + 1) % 32 + (rank == 0 ? 4 * 32 * 10000 : 0) + next * 1000000;
+      EXPECT_EQ(h[b * 32 + t], expect) << "CTA " << b << " thread " << t;
+    }
+}
+
+TEST(PtxMemory, ClusterShapesMustDivideTheGrid) {
+  CNUAS_REQUIRE_NVCC();
+  Device dev("memory.ptx");
+  auto out = dev.alloc<int>(6 * 32);
   try {
-    exec.launch(lm, "pair", cfg);
+    dev.launch("cluster_ring", {6, 1, 1}, {32, 1, 1}, out);
     FAIL() << "expected a refusal";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("clusters of one CTA"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(
+                  "cluster 4x1x1 must hold 1 to 16 CTAs and divide the grid 6x1x1"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -75,6 +75,7 @@ class TextureTable {
 
 struct LaunchConfig {
   Dim3 grid, block;
+  Dim3 cluster;  // CTAs per thread-block cluster (a kernel's .reqnctapercluster wins)
   std::uint32_t dynamic_shared_bytes = 0;
   std::vector<std::uint8_t> params;  // the kernel parameter buffer, laid out as the .entry declares
   std::uint32_t stack_bytes =

@@ -133,3 +133,23 @@ extern "C" __global__ void __cluster_dims__(1, 1, 1) cluster_one(int* out) {
                      static_cast<int>(cluster.num_blocks()) * 100000 + static_cast<int>(cluster.dim_blocks().x) * 10;
   cluster.sync();
 }
+
+// A cluster of four CTAs: each reads its neighbour's shared memory (DSMEM)
+// between cluster barriers, and arrives on rank 0's mbarrier-free counter.
+extern "C" __global__ void __cluster_dims__(4, 1, 1) cluster_ring(int* out) {
+  __shared__ int s[32];
+  __shared__ int hits;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  s[threadIdx.x] = static_cast<int>(rank * 100 + threadIdx.x);
+  if (threadIdx.x == 0) hits = 0;
+  cluster.sync();
+  const unsigned next = (rank + 1) % cluster.num_blocks();
+  int* peer = cluster.map_shared_rank(s, next);
+  int* rank0_hits = cluster.map_shared_rank(&hits, 0);
+  atomicAdd(rank0_hits, 1);
+  const int v = peer[(threadIdx.x + 1) % 32];
+  cluster.sync();  // nobody leaves while a neighbour may still read its shared memory
+  out[blockIdx.x * 32 + threadIdx.x] = v + (rank == 0 ? hits * 10000 : 0) +
+                                       static_cast<int>(cluster.query_shared_rank(peer)) * 1000000;
+}
