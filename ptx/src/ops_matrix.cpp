@@ -16,8 +16,8 @@
 namespace cnuas::ptx {
 
 // ops_memory.cpp: the bytes at an address in a space, or a fault.
-std::uint8_t* matrix_address(Ctx& c, const Instruction& i, Space space, std::uint64_t a,
-                             unsigned bytes, unsigned lane);
+std::uint8_t* space_bytes(Ctx& c, const Instruction& i, Space space, std::uint64_t a,
+                          unsigned bytes, unsigned lane);
 
 namespace {
 
@@ -170,8 +170,8 @@ bool exec_matrix(Ctx& c, const Instruction& i) {
         const unsigned r = static_cast<unsigned>(e / d.cols),
                        col = static_cast<unsigned>(e % d.cols);
         const std::uint8_t* p =
-            matrix_address(c, i, space, base + element_offset(r, col, mx.row, ld) * eb, eb,
-                           static_cast<unsigned>(e % 32));
+            space_bytes(c, i, space, base + element_offset(r, col, mx.row, ld) * eb, eb,
+                        static_cast<unsigned>(e % 32));
         u64 v = 0;
         std::memcpy(&v, p, eb);
         elements[e] = v;
@@ -182,9 +182,8 @@ bool exec_matrix(Ctx& c, const Instruction& i) {
       for (std::size_t e = 0; e < f.v.size(); ++e) {
         const unsigned r = static_cast<unsigned>(e / d.cols),
                        col = static_cast<unsigned>(e % d.cols);
-        std::uint8_t* p =
-            matrix_address(c, i, space, base + element_offset(r, col, mx.row, ld) * eb, eb,
-                           static_cast<unsigned>(e % 32));
+        std::uint8_t* p = space_bytes(c, i, space, base + element_offset(r, col, mx.row, ld) * eb,
+                                      eb, static_cast<unsigned>(e % 32));
         const u64 v = encode(f.v[e], t, false);
         std::memcpy(p, &v, eb);
       }
@@ -338,7 +337,7 @@ bool exec_mma(Ctx& c, const Instruction& i) {
         const unsigned provider = 8 * k + at[h].row;
         u64 row = addr.reg >= 0 ? c.reg(addr.reg)[provider] : 0;
         row += static_cast<u64>(addr.imm);
-        std::uint8_t* p = matrix_address(c, i, space, row + 2 * at[h].col, 2, provider);
+        std::uint8_t* p = space_bytes(c, i, space, row + 2 * at[h].col, 2, provider);
         if (load) {
           std::uint16_t v;
           std::memcpy(&v, p, 2);

@@ -10,8 +10,8 @@
 
 namespace cnuas::ptx {
 
-std::uint8_t* matrix_address(Ctx& c, const Instruction& i, Space space, std::uint64_t a,
-                             unsigned bytes, unsigned lane);  // ops_memory.cpp
+std::uint8_t* space_bytes(Ctx& c, const Instruction& i, Space space, std::uint64_t a,
+                          unsigned bytes, unsigned lane);  // ops_memory.cpp
 
 namespace {
 
@@ -63,7 +63,7 @@ bool exec_mbarrier(Ctx& c, const Instruction& i) {
     }
     u64 a = addr.reg >= 0 ? c.reg(addr.reg)[l] : (addr.has_symbol ? c.symbol_value(addr, l) : 0);
     a += static_cast<u64>(addr.imm);
-    std::uint8_t* p = matrix_address(c, i, space, a, 8, l);
+    std::uint8_t* p = space_bytes(c, i, space, a, 8, l);
     if (a % 8) c.fault(l, i, "mbarrier object address is not 8-byte aligned");
     Mbarrier m = Mbarrier::read(p);
     const u64 before = m.bits();

@@ -284,8 +284,9 @@ SharedTarget shared_target(Executor::Cta::State& s, Space space, std::uint64_t a
   return {nullptr, 0};
 }
 
-std::uint8_t* matrix_address(Ctx& c, const Instruction& i, Space space, std::uint64_t a,
-                             unsigned bytes, unsigned lane) {
+// The bytes at an address in a state space (any CTA of the cluster), or a fault.
+std::uint8_t* space_bytes(Ctx& c, const Instruction& i, Space space, std::uint64_t a,
+                          unsigned bytes, unsigned lane) {
   static const Operand none;
   Access acc{c, i, none, space, false};
   return acc.resolve(lane, a, bytes);

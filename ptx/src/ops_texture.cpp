@@ -11,8 +11,8 @@
 
 namespace cnuas::ptx {
 
-std::uint8_t* matrix_address(Ctx& c, const Instruction& i, Space space, std::uint64_t a,
-                             unsigned bytes, unsigned lane);  // ops_memory.cpp
+std::uint8_t* space_bytes(Ctx& c, const Instruction& i, Space space, std::uint64_t a,
+                          unsigned bytes, unsigned lane);  // ops_memory.cpp
 
 namespace {
 
@@ -66,7 +66,7 @@ void texel(Ctx& c, const Instruction& i, unsigned lane, const TextureDescriptor&
   const u64 at = t.base + static_cast<u64>(layer) * slice * t.depth +
                  static_cast<u64>(idx[2]) * slice + static_cast<u64>(idx[1]) * t.row_pitch() +
                  static_cast<u64>(idx[0]) * t.texel_bytes();
-  const std::uint8_t* p = matrix_address(c, i, Space::Global, at, t.texel_bytes(), lane);
+  const std::uint8_t* p = space_bytes(c, i, Space::Global, at, t.texel_bytes(), lane);
   const unsigned cb = t.channel_bits / 8;
   for (unsigned k = 0; k < 4; ++k) {
     if (k >= t.channels) {
@@ -228,7 +228,7 @@ std::uint8_t* surface_bytes(Ctx& c, const Instruction& i, unsigned lane, unsigne
   const u64 at = t.base + static_cast<u64>(layer) * slice * t.depth +
                  static_cast<u64>(p[2]) * slice + static_cast<u64>(p[1]) * t.row_pitch() +
                  static_cast<u64>(p[0]);
-  return matrix_address(c, i, Space::Global, at, bytes, lane);
+  return space_bytes(c, i, Space::Global, at, bytes, lane);
 }
 
 u64 query(const Instruction& i, const TextureDescriptor& t, Ctx& c, unsigned lane) {
