@@ -28,7 +28,9 @@ Simulation::Simulation(const RunOptions& options) : options_(options) {
     resolve_params(*Registry::instance().find(inst.type)->schema, inst.values,
                    fmt::format("element '{}' ({})", inst.name, inst.type), inst.where);
   topology_ = std::make_unique<Topology>(platform_);
-  if (!options_.workload_file.empty()) {
+  if (options_.program_driven) {
+    workload_.name = "program";
+  } else if (!options_.workload_file.empty()) {
     workload_ = load_workload(YAML::Node(options_.workload_file), "", platform_, *topology_);
   } else if (platform_.workload) {
     workload_ = load_workload(platform_.workload, platform_.workload_file, platform_, *topology_);
@@ -49,6 +51,11 @@ void Simulation::elaborate() {
   module_ = std::make_unique<PlatformModule>(platform_.name.c_str(), platform_);
 
   apply_calibrations();
+  if (options_.program_driven) {
+    program_driver_ = std::make_unique<ProgramDriver>("program");
+    for (Element* e : module_->elements()) program_driver_->out.bind(e->in);
+    return;
+  }
   DependencyGraph graph;
   build_operations(graph);
   driver_ = std::make_unique<WorkloadDriver>("driver", std::move(graph));
@@ -200,6 +207,24 @@ void Simulation::run() {
     throw std::logic_error(fmt::format("simulation ended with {} of {} operations complete",
                                        driver_->completed_operations(),
                                        driver_->total_operations()));
+  roll_up();
+  write_outputs();
+}
+
+void Simulation::begin_program() {
+  elaborate();
+  // The program injects at its own pace, so stages are booked only when time
+  // reaches them: nothing may be booked ahead of a later injection.
+  RunContext::current().scheduler().set_lookahead(false);
+  // Ends elaboration: sockets resolve their bindings, so injection can start.
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+}
+
+void Simulation::finish_program() {
+  auto t0 = std::chrono::steady_clock::now();
+  sc_core::sc_start();
+  wall_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
   roll_up();
   write_outputs();
 }

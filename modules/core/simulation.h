@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/driver.h"
+#include "core/program_driver.h"
 #include "core/element.h"
 #include "core/platform.h"
 #include "core/platform_module.h"
@@ -25,6 +26,9 @@ struct RunOptions {
   std::string trace_path, perfetto_path, vcd_path, stats_path;
   bool lookahead = true;  // off: wake SystemC at every ready time (same results, slower)
   std::vector<std::string> calibrations;  // validated calibration files to apply
+  // A program (the CUDA runtime) issues the operations as it runs: no workload
+  // is read and a ProgramDriver replaces the workload driver.
+  bool program_driven = false;
 };
 
 class Simulation {
@@ -34,6 +38,14 @@ class Simulation {
   ~Simulation();
   // Elaborates and runs to completion; writes the requested outputs.
   void run();
+
+  // Program-driven runs: elaborate, then inject through program_driver() and
+  // advance with sc_start; finish() runs what is left and writes the outputs.
+  void begin_program();
+  ProgramDriver& program_driver() { return *program_driver_; }
+  const Route& route_along(const std::vector<std::string>& path);
+  Topology& topology() { return *topology_; }
+  void finish_program();
 
   const PlatformDesc& platform() const { return platform_; }
   const WorkloadDesc& workload() const { return workload_; }
@@ -50,7 +62,6 @@ class Simulation {
   void apply_calibrations();
   const Route& route_between(const std::string& from, const std::string& to,
                              const SourceLocation& where);
-  const Route& route_along(const std::vector<std::string>& path);
 
   RunOptions options_;
   PlatformDesc platform_;
@@ -59,6 +70,7 @@ class Simulation {
   WorkloadDesc workload_;
   std::unique_ptr<PlatformModule> module_;
   std::unique_ptr<WorkloadDriver> driver_;
+  std::unique_ptr<ProgramDriver> program_driver_;
   double wall_seconds_ = 0;
   PowerReport power_;
   std::vector<std::string> calibration_summary_;

@@ -11,6 +11,8 @@ const std::vector<WorkDimInfo>& work_dim_table() {
       {WorkDim::Instructions, "instructions", Dimension::Count, "guest instructions"},
       {WorkDim::Requests, "requests", Dimension::Count, "number of requests"},
       {WorkDim::Address, "address", Dimension::Count, "target address (selects a pinned lane)"},
+      {WorkDim::WarpInstructions, "warp_instructions", Dimension::Count,
+       "GPU warp instructions issued (a kernel's functional instruction count)"},
   };
   return table;
 }

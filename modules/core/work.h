@@ -23,6 +23,7 @@ enum class WorkDim : std::uint8_t {
   Instructions,
   Requests,
   Address,
+  WarpInstructions,
   kCount
 };
 

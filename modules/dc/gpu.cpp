@@ -7,17 +7,27 @@ namespace cnuas {
 const Schema& Gpu::schema() {
   static const Schema s =
       Schema("cnuas.gpu",
-             "Analytic GPU: launch + max(flops / peak, bytes / memory bandwidth); bytes alone are "
-             "a memory access")
+             "Analytic GPU: launch + max(flops / peak, warp instructions / issue rate, bytes / "
+             "memory bandwidth); bytes alone are a memory access")
           .quantity("peak_rate", Dimension::OpRate, std::nullopt,
                     "peak arithmetic rate for the work's precision", true)
           .quantity("memory_bandwidth", Dimension::DataRate, std::nullopt,
                     "device memory (HBM) bandwidth", true)
           .quantity("launch_overhead", Dimension::Time, "0 ns",
-                    "kernel launch overhead, charged when flops are given")
+                    "kernel launch overhead, charged when flops or warp instructions are given")
           .integer("lanes", 1, "kernels or copy engines running at once, each at full rate", 1,
                    4096)
-          .needs_one_of({WorkDim::Flops, WorkDim::Bytes});
+          // What the CUDA runtime reports for the device, and the issue rate of
+          // PTX kernels: sm_count x issue_width warp instructions per SM clock.
+          .text("device_name", "Cnuas analytic GPU", "name reported by cudaGetDeviceProperties")
+          .text("compute_capability", "9.0", "major.minor; picks the PTX a program embeds")
+          .integer("sm_count", 132, "streaming multiprocessors", 1, 4096)
+          .quantity("sm_clock", Dimension::Frequency, "1.98 GHz", "SM (boost) clock", true)
+          .integer("issue_width", 4, "warp instructions an SM issues per clock", 1, 64)
+          .quantity("memory_size", Dimension::Data, "80 GB", "device memory capacity", true)
+          .quantity("l2_size", Dimension::Data, "50 MiB", "L2 cache capacity")
+          .integer("memory_bus_width", 5120, "memory interface width in bits", 1, 65536)
+          .needs_one_of({WorkDim::Flops, WorkDim::Bytes, WorkDim::WarpInstructions});
   return s;
 }
 
@@ -25,15 +35,27 @@ Gpu::Gpu(sc_core::sc_module_name name, const ParamSet& params)
     : Element(name, params, static_cast<std::uint32_t>(params.integer("lanes"))),
       ps_per_flop_(ps_per_second() / params.quantity("peak_rate")),
       ps_per_byte_(Rational(8) * ps_per_second() / params.quantity("memory_bandwidth")),
+      ps_per_warp_instruction_(ps_per_second() /
+                               (params.quantity("sm_clock") *
+                                Rational(params.integer("sm_count") * params.integer("issue_width")))),
       launch_ps_(params.quantity("launch_overhead")) {}
 
 std::uint64_t Gpu::service_ps(const Stage& stage) {
   const WorkDims& d = stage.dims();
   const Rational memory =
       d.has(WorkDim::Bytes) ? Rational(d.get(WorkDim::Bytes)) * ps_per_byte_ : Rational(0);
-  if (!d.has(WorkDim::Flops)) return memory.ceil_u64();
-  const Rational compute = Rational(d.get(WorkDim::Flops)) * ps_per_flop_;
-  return (launch_ps_ + (compute < memory ? memory : compute)).ceil_u64();
+  const bool kernel = d.has(WorkDim::Flops) || d.has(WorkDim::WarpInstructions);
+  if (!kernel) return memory.ceil_u64();
+  Rational longest = memory;
+  if (d.has(WorkDim::Flops)) {
+    const Rational compute = Rational(d.get(WorkDim::Flops)) * ps_per_flop_;
+    if (longest < compute) longest = compute;
+  }
+  if (d.has(WorkDim::WarpInstructions)) {
+    const Rational issue = Rational(d.get(WorkDim::WarpInstructions)) * ps_per_warp_instruction_;
+    if (longest < issue) longest = issue;
+  }
+  return (launch_ps_ + longest).ceil_u64();
 }
 
 CNUAS_REGISTER_MODEL(Gpu);

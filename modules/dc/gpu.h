@@ -1,5 +1,6 @@
-// cnuas.gpu: an analytic GPU for platform-level work: roofline of peak compute and memory
-// bandwidth, plus launch overhead.
+// cnuas.gpu: an analytic GPU for platform-level work: roofline of peak compute,
+// warp-instruction issue and memory bandwidth, plus launch overhead. Its
+// device-property fields describe the part to the CUDA runtime.
 #pragma once
 
 #include "core/element.h"
@@ -16,6 +17,7 @@ class Gpu : public Element {
  private:
   Rational ps_per_flop_;
   Rational ps_per_byte_;
+  Rational ps_per_warp_instruction_;
   Rational launch_ps_;
 };
 

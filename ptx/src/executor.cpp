@@ -773,6 +773,7 @@ LaunchStats Executor::launch(const LoadedModule& module, const std::string& kern
     total.warp_instructions += s->stats.warp_instructions;
     total.thread_instructions += s->stats.thread_instructions;
     total.ctas += s->stats.ctas;
+    total.global_bytes += s->stats.global_bytes;
   }
   return total;
 }

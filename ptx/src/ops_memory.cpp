@@ -69,6 +69,9 @@ struct Access {
     std::uint8_t* p = nullptr;
     switch (sp) {
       case Space::Global:
+        c.s.stats.global_bytes += bytes;
+        p = c.s.memory->find(off, bytes);
+        break;
       case Space::Const:
         p = c.s.memory->find(off, bytes);
         break;
@@ -202,6 +205,11 @@ inline std::uint8_t* fast_resolve(Ctx& c, const Access& acc, unsigned lane, u64 
       if (a + B <= c.s.shared.size()) return c.s.shared.data() + a;
       break;
     case Space::Global:
+      if (std::uint8_t* p = c.s.memory->find(a, B)) {
+        c.s.stats.global_bytes += B;
+        return p;
+      }
+      break;
     case Space::Const:
       if (std::uint8_t* p = c.s.memory->find(a, B)) return p;
       break;

@@ -89,6 +89,7 @@ struct LaunchStats {
   std::uint64_t warp_instructions = 0;
   std::uint64_t thread_instructions = 0;  // active lanes summed over warp instructions
   std::uint64_t ctas = 0;
+  std::uint64_t global_bytes = 0;  // bytes global loads, stores and atomics touched
 };
 
 // Functional-unit class of an instruction, for a timing model.

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <utility>
 
 namespace cnuas::ptx {
 
@@ -19,6 +20,14 @@ class DeviceMemory {
  public:
   // Zero-filled, aligned to `align` (a power of two).
   std::uint64_t allocate(std::uint64_t bytes, std::uint64_t align = 256);
+  // Makes host memory device-visible at its own address (managed and mapped
+  // pinned memory); the caller keeps ownership. The range must not overlap an
+  // existing allocation.
+  void adopt(void* host, std::uint64_t bytes);
+  // Whether [addr, addr+bytes) is an adopted host range (for pointer queries).
+  bool is_adopted(std::uint64_t addr) const;
+  // The allocation containing addr: its base and size, or {0, 0}.
+  std::pair<std::uint64_t, std::uint64_t> allocation_of(std::uint64_t addr) const;
   // Throws std::invalid_argument when addr is not the start of an allocation.
   void free(std::uint64_t addr);
   // Host-side copies; throw std::out_of_range when the range is not allocated.
@@ -36,7 +45,8 @@ class DeviceMemory {
   std::uint8_t* find_slow(std::uint64_t addr, std::uint64_t bytes);
   struct Block {
     std::uint64_t size;
-    std::unique_ptr<std::uint8_t[]> data;
+    std::unique_ptr<std::uint8_t[]> owned;
+    std::uint8_t* data;  // owned.get(), or the adopted host memory
   };
   std::map<std::uint64_t, Block> blocks_;
   std::uint64_t next_ = kGlobalBase;

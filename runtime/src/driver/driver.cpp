@@ -1,0 +1,488 @@
+// The driver API subset programs use to load PTX or fat binaries themselves
+// and launch with cuLaunchKernel. It drives the same runtime engine (and so
+// the same simulated platform) as libcudart.so.13.
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+
+#include "cudart/error_names.h"
+#include "engine/runtime.h"
+
+using namespace cnuas::cuda;
+
+namespace {
+
+constexpr CUresult kSuccess = 0, kInvalidValue = 1, kNotInitialized = 3, kInvalidContext = 201,
+                   kInvalidDevice = 101, kInvalidHandle = 400, kFileNotFound = 301,
+                   kNotPermitted = 800;
+bool g_initialized = false;
+thread_local int t_context_device = -1;
+
+// Runtime codes the driver API names differently.
+CUresult driver_code(cudaError_t e) {
+  switch (e) {
+    case cudaErrorInvalidConfiguration:
+    case cudaErrorInvalidPitchValue:
+    case cudaErrorInvalidDevicePointer:
+    case cudaErrorInvalidMemcpyDirection:
+    case cudaErrorInvalidChannelDescriptor:
+      return kInvalidValue;
+    case cudaErrorInvalidDeviceFunction:
+    case cudaErrorInvalidResourceHandle:
+      return kInvalidHandle;
+    case cudaErrorInvalidSymbol:
+      return 500;  // CUDA_ERROR_NOT_FOUND
+    default:
+      return e;
+  }
+}
+
+CUcontext context_of(int device) {
+  return reinterpret_cast<CUcontext>(static_cast<std::uintptr_t>(device + 1));
+}
+
+int device_of(CUcontext c) {
+  return static_cast<int>(reinterpret_cast<std::uintptr_t>(c)) - 1;
+}
+
+}  // namespace
+
+#define DRIVER_ENTER()                                                    \
+  std::lock_guard<std::recursive_mutex> cnuas_guard(Runtime::lock());     \
+  if (!g_initialized) return kNotInitialized;                             \
+  Runtime& rt = Runtime::get();                                           \
+  if (rt.timeline().in_effect()) return kNotPermitted;                    \
+  if (rt.sticky() != cudaSuccess) return driver_code(rt.sticky())
+
+#define DRIVER_NEEDS_CONTEXT()                           \
+  if (t_context_device < 0) return kInvalidContext;      \
+  rt.set_device(t_context_device)
+
+extern "C" {
+
+CUresult cuInit(unsigned flags) {
+  std::lock_guard<std::recursive_mutex> guard(Runtime::lock());
+  if (flags != 0) return kInvalidValue;
+  Runtime::get();
+  g_initialized = true;
+  return kSuccess;
+}
+
+CUresult cuDriverGetVersion(int* version) {
+  if (!version) return kInvalidValue;
+  *version = 13000;
+  return kSuccess;
+}
+
+CUresult cuGetErrorString(CUresult error, const char** text) {
+  if (!text) return kInvalidValue;
+  *text = error_description(error);
+  return kSuccess;
+}
+
+CUresult cuGetErrorName(CUresult error, const char** text) {
+  if (!text) return kInvalidValue;
+  *text = driver_error_name(error);
+  return kSuccess;
+}
+
+CUresult cuDeviceGetCount(int* count) {
+  DRIVER_ENTER();
+  if (!count) return kInvalidValue;
+  *count = rt.device_count();
+  return kSuccess;
+}
+
+CUresult cuDeviceGet(CUdevice* device, int ordinal) {
+  DRIVER_ENTER();
+  if (!device) return kInvalidValue;
+  if (ordinal < 0 || ordinal >= rt.device_count()) return kInvalidDevice;
+  *device = ordinal;
+  return kSuccess;
+}
+
+CUresult cuDeviceGetName(char* name, int length, CUdevice device) {
+  DRIVER_ENTER();
+  if (!name || length <= 0) return kInvalidValue;
+  if (device < 0 || device >= rt.device_count()) return kInvalidDevice;
+  std::snprintf(name, static_cast<std::size_t>(length), "%s", rt.device(device).desc.name.c_str());
+  return kSuccess;
+}
+
+CUresult cuDeviceGetAttribute(int* value, int attribute, CUdevice device) {
+  DRIVER_ENTER();
+  return driver_code(rt.attribute(value, attribute, device));
+}
+
+CUresult cuDeviceTotalMem_v2(std::size_t* bytes, CUdevice device) {
+  DRIVER_ENTER();
+  if (!bytes) return kInvalidValue;
+  if (device < 0 || device >= rt.device_count()) return kInvalidDevice;
+  *bytes = rt.device(device).desc.memory_bytes;
+  return kSuccess;
+}
+
+CUresult cuDeviceComputeCapability(int* major, int* minor, CUdevice device) {
+  DRIVER_ENTER();
+  if (!major || !minor) return kInvalidValue;
+  if (device < 0 || device >= rt.device_count()) return kInvalidDevice;
+  *major = static_cast<int>(rt.device(device).desc.arch / 10);
+  *minor = static_cast<int>(rt.device(device).desc.arch % 10);
+  return kSuccess;
+}
+
+// One context per device (its primary context); creating one makes it current.
+CUresult cuCtxCreate_v2(CUcontext* context, unsigned, CUdevice device) {
+  DRIVER_ENTER();
+  if (!context) return kInvalidValue;
+  if (device < 0 || device >= rt.device_count()) return kInvalidDevice;
+  t_context_device = device;
+  *context = context_of(device);
+  return kSuccess;
+}
+
+CUresult cuCtxCreate_v4(CUcontext* context, void* params, unsigned flags, CUdevice device) {
+  if (params) return kInvalidValue;  // execution affinity and CIG parameters: not modelled
+  return cuCtxCreate_v2(context, flags, device);
+}
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {
+  DRIVER_ENTER();
+  if (!context) return kInvalidValue;
+  if (device < 0 || device >= rt.device_count()) return kInvalidDevice;
+  *context = context_of(device);
+  return kSuccess;
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device) {
+  DRIVER_ENTER();
+  return device < 0 || device >= rt.device_count() ? kInvalidDevice : kSuccess;
+}
+
+CUresult cuCtxDestroy_v2(CUcontext context) {
+  DRIVER_ENTER();
+  const int d = device_of(context);
+  if (d < 0 || d >= rt.device_count()) return kInvalidContext;
+  rt.timeline().wait_all(d);
+  if (t_context_device == d) t_context_device = -1;
+  return kSuccess;
+}
+
+CUresult cuCtxSetCurrent(CUcontext context) {
+  DRIVER_ENTER();
+  const int d = context ? device_of(context) : -1;
+  if (context && (d < 0 || d >= rt.device_count())) return kInvalidContext;
+  t_context_device = d;
+  return kSuccess;
+}
+
+CUresult cuCtxPushCurrent_v2(CUcontext context) {
+  return cuCtxSetCurrent(context);
+}
+
+CUresult cuCtxPopCurrent_v2(CUcontext* context) {
+  DRIVER_ENTER();
+  if (context) *context = t_context_device >= 0 ? context_of(t_context_device) : nullptr;
+  t_context_device = -1;
+  return kSuccess;
+}
+
+CUresult cuCtxGetCurrent(CUcontext* context) {
+  DRIVER_ENTER();
+  if (!context) return kInvalidValue;
+  *context = t_context_device >= 0 ? context_of(t_context_device) : nullptr;
+  return kSuccess;
+}
+
+CUresult cuCtxGetDevice(CUdevice* device) {
+  DRIVER_ENTER();
+  DRIVER_NEEDS_CONTEXT();
+  if (!device) return kInvalidValue;
+  *device = t_context_device;
+  return kSuccess;
+}
+
+CUresult cuCtxSynchronize() {
+  DRIVER_ENTER();
+  DRIVER_NEEDS_CONTEXT();
+  return driver_code(rt.synchronize_device());
+}
+
+CUresult cuModuleLoadData(CUmodule* module, const void* image) {
+  DRIVER_ENTER();
+  DRIVER_NEEDS_CONTEXT();
+  if (!module || !image) return kInvalidValue;
+  Module* m = nullptr;
+  const cudaError_t e = rt.load_fatbin_image(image, &m);
+  if (e != cudaSuccess) return driver_code(e);
+  *module = reinterpret_cast<CUmodule>(m);
+  return kSuccess;
+}
+
+CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned, void*, void**) {
+  return cuModuleLoadData(module, image);  // JIT options do not apply: PTX is interpreted
+}
+
+CUresult cuModuleLoad(CUmodule* module, const char* path) {
+  if (!path) return kInvalidValue;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return kFileNotFound;
+  static std::vector<std::string> images;  // a module may refer to its image for good
+  images.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return cuModuleLoadData(module, images.back().c_str());
+}
+
+CUresult cuModuleUnload(CUmodule module) {
+  DRIVER_ENTER();
+  return module ? kSuccess : kInvalidHandle;
+}
+
+CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* name) {
+  DRIVER_ENTER();
+  if (!function || !module || !name) return kInvalidValue;
+  Kernel* k = nullptr;
+  const cudaError_t e = rt.kernel_by_name(reinterpret_cast<Module*>(module), name, &k);
+  if (e != cudaSuccess) return driver_code(e);
+  *function = reinterpret_cast<CUfunction>(k);
+  return kSuccess;
+}
+
+CUresult cuModuleGetGlobal_v2(CUdeviceptr* ptr, std::size_t* bytes, CUmodule module,
+                              const char* name) {
+  DRIVER_ENTER();
+  if (!module || !name) return kInvalidValue;
+  std::uint64_t a = 0;
+  std::size_t size = 0;
+  const cudaError_t e = rt.symbol_by_name(reinterpret_cast<Module*>(module), name, &a, &size);
+  if (e != cudaSuccess) return driver_code(e);
+  if (ptr) *ptr = a;
+  if (bytes) *bytes = size;
+  return kSuccess;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr* ptr, std::size_t bytes) {
+  DRIVER_ENTER();
+  DRIVER_NEEDS_CONTEXT();
+  if (!ptr || bytes == 0) return kInvalidValue;
+  void* p = nullptr;
+  const cudaError_t e = rt.malloc_device(&p, bytes, t_context_device);
+  *ptr = reinterpret_cast<CUdeviceptr>(p);
+  return driver_code(e);
+}
+
+CUresult cuMemFree_v2(CUdeviceptr ptr) {
+  DRIVER_ENTER();
+  return driver_code(rt.free(reinterpret_cast<void*>(ptr), MemoryKind::Device));
+}
+
+CUresult cuMemAllocHost_v2(void** ptr, std::size_t bytes) {
+  DRIVER_ENTER();
+  DRIVER_NEEDS_CONTEXT();
+  return driver_code(rt.malloc_host(ptr, bytes, MemoryKind::Host));
+}
+
+CUresult cuMemFreeHost(void* ptr) {
+  DRIVER_ENTER();
+  return driver_code(rt.free(ptr, MemoryKind::Host));
+}
+
+CUresult cuMemGetInfo_v2(std::size_t* free_bytes, std::size_t* total) {
+  DRIVER_ENTER();
+  DRIVER_NEEDS_CONTEXT();
+  const DeviceState& d = rt.device(t_context_device);
+  if (free_bytes) *free_bytes = d.desc.memory_bytes - d.allocated;
+  if (total) *total = d.desc.memory_bytes;
+  return kSuccess;
+}
+
+static CUresult copy_bytes(void* dst, const void* src, std::size_t n, int kind, CUstream stream,
+                     bool synchronous) {
+  DRIVER_ENTER();
+  DRIVER_NEEDS_CONTEXT();
+  return driver_code(
+      rt.copy({dst, n, src, n, n, 1, kind}, reinterpret_cast<cudaStream_t>(stream), synchronous));
+}
+
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, std::size_t n) {
+  return copy_bytes(reinterpret_cast<void*>(dst), src, n, cudaMemcpyHostToDevice, nullptr, true);
+}
+
+CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, std::size_t n) {
+  return copy_bytes(dst, reinterpret_cast<const void*>(src), n, cudaMemcpyDeviceToHost, nullptr, true);
+}
+
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, std::size_t n) {
+  return copy_bytes(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n,
+              cudaMemcpyDeviceToDevice, nullptr, false);
+}
+
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, std::size_t n) {
+  return copy_bytes(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n,
+              cudaMemcpyDefault, nullptr, true);
+}
+
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, std::size_t n, CUstream s) {
+  return copy_bytes(reinterpret_cast<void*>(dst), src, n, cudaMemcpyHostToDevice, s, false);
+}
+
+CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, std::size_t n, CUstream s) {
+  return copy_bytes(dst, reinterpret_cast<const void*>(src), n, cudaMemcpyDeviceToHost, s, false);
+}
+
+static CUresult set_bytes(CUdeviceptr dst, unsigned value, std::size_t n, unsigned bytes, CUstream s,
+                       bool synchronous) {
+  DRIVER_ENTER();
+  DRIVER_NEEDS_CONTEXT();
+  return driver_code(rt.memset(reinterpret_cast<void*>(dst), n * bytes, static_cast<int>(value), n,
+                               1, bytes, reinterpret_cast<cudaStream_t>(s), synchronous));
+}
+
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, std::size_t n) {
+  return set_bytes(dst, v, n, 1, nullptr, false);
+}
+
+CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned v, std::size_t n) {
+  return set_bytes(dst, v, n, 4, nullptr, false);
+}
+
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, std::size_t n, CUstream s) {
+  return set_bytes(dst, v, n, 1, s, false);
+}
+
+CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned v, std::size_t n, CUstream s) {
+  return set_bytes(dst, v, n, 4, s, false);
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned shared, CUstream stream, void** params,
+                        void** extra) {
+  DRIVER_ENTER();
+  DRIVER_NEEDS_CONTEXT();
+  if (!f) return kInvalidHandle;
+  auto* k = reinterpret_cast<Kernel*>(f);
+  LaunchRequest r;
+  r.grid = {gx, gy, gz};
+  r.block = {bx, by, bz};
+  r.shared = shared;
+  r.stream = reinterpret_cast<cudaStream_t>(stream);
+  if (params && extra) return kInvalidValue;
+  if (params) return driver_code(rt.launch(*k, r, params));
+  // extra: CU_LAUNCH_PARAM_BUFFER_POINTER (1), _SIZE (2), terminated by _END (0).
+  const void* buffer = nullptr;
+  std::size_t size = 0;
+  for (void** e = extra; e && *e; e += 2) {
+    const auto tag = reinterpret_cast<std::uintptr_t>(e[0]);
+    if (tag == 1) buffer = e[1];
+    else if (tag == 2) size = *static_cast<std::size_t*>(e[1]);
+    else return kInvalidValue;
+  }
+  if (extra && !buffer) return kInvalidValue;
+  const auto* bytes = static_cast<const std::uint8_t*>(buffer);
+  return driver_code(
+      rt.launch_packed(*k, r, std::vector<std::uint8_t>(bytes, bytes + (bytes ? size : 0))));
+}
+
+CUresult cuStreamCreate(CUstream* stream, unsigned flags) {
+  DRIVER_ENTER();
+  DRIVER_NEEDS_CONTEXT();
+  if (!stream || flags > 1) return kInvalidValue;
+  *stream = reinterpret_cast<CUstream>(rt.create_stream(flags, 0));
+  return kSuccess;
+}
+
+CUresult cuStreamDestroy_v2(CUstream stream) {
+  DRIVER_ENTER();
+  return driver_code(rt.destroy_stream(reinterpret_cast<cudaStream_t>(stream)));
+}
+
+CUresult cuStreamSynchronize(CUstream stream) {
+  DRIVER_ENTER();
+  DRIVER_NEEDS_CONTEXT();
+  Stream* s = rt.stream(reinterpret_cast<cudaStream_t>(stream));
+  if (!s) return kInvalidHandle;
+  rt.timeline().wait(s->last);
+  return driver_code(rt.sticky());
+}
+
+CUresult cuStreamQuery(CUstream stream) {
+  DRIVER_ENTER();
+  DRIVER_NEEDS_CONTEXT();
+  Stream* s = rt.stream(reinterpret_cast<cudaStream_t>(stream));
+  if (!s) return kInvalidHandle;
+  if (rt.timeline().finished(s->last)) return kSuccess;
+  rt.timeline().spend(1'000'000);
+  return rt.timeline().finished(s->last) ? kSuccess : 600;
+}
+
+CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned) {
+  DRIVER_ENTER();
+  DRIVER_NEEDS_CONTEXT();
+  Stream* s = rt.stream(reinterpret_cast<cudaStream_t>(stream));
+  Event* e = rt.event(reinterpret_cast<cudaEvent_t>(event));
+  if (!s || !e) return kInvalidHandle;
+  if (e->marker) s->pending_waits.push_back(e->marker);
+  return kSuccess;
+}
+
+CUresult cuEventCreate(CUevent* event, unsigned flags) {
+  DRIVER_ENTER();
+  DRIVER_NEEDS_CONTEXT();
+  if (!event || flags > 0x7) return kInvalidValue;
+  *event = reinterpret_cast<CUevent>(rt.create_event(flags));
+  return kSuccess;
+}
+
+CUresult cuEventDestroy_v2(CUevent event) {
+  DRIVER_ENTER();
+  return driver_code(rt.destroy_event(reinterpret_cast<cudaEvent_t>(event)));
+}
+
+CUresult cuEventRecord(CUevent event, CUstream stream) {
+  DRIVER_ENTER();
+  DRIVER_NEEDS_CONTEXT();
+  Event* e = rt.event(reinterpret_cast<cudaEvent_t>(event));
+  Stream* s = rt.stream(reinterpret_cast<cudaStream_t>(stream));
+  if (!e || !s) return kInvalidHandle;
+  auto marker = std::make_shared<Command>();
+  marker->name = "event";
+  e->marker = marker;
+  rt.submit(*s, marker);
+  return kSuccess;
+}
+
+CUresult cuEventSynchronize(CUevent event) {
+  DRIVER_ENTER();
+  Event* e = rt.event(reinterpret_cast<cudaEvent_t>(event));
+  if (!e) return kInvalidHandle;
+  rt.timeline().wait(e->marker);
+  return driver_code(rt.sticky());
+}
+
+CUresult cuEventQuery(CUevent event) {
+  DRIVER_ENTER();
+  Event* e = rt.event(reinterpret_cast<cudaEvent_t>(event));
+  if (!e) return kInvalidHandle;
+  if (rt.timeline().finished(e->marker)) return kSuccess;
+  rt.timeline().spend(1'000'000);
+  return rt.timeline().finished(e->marker) ? kSuccess : 600;
+}
+
+CUresult cuEventElapsedTime_v2(float* ms, CUevent start, CUevent end) {
+  DRIVER_ENTER();
+  Event* a = rt.event(reinterpret_cast<cudaEvent_t>(start));
+  Event* b = rt.event(reinterpret_cast<cudaEvent_t>(end));
+  if (!ms) return kInvalidValue;
+  if (!a || !b || !a->marker || !b->marker) return kInvalidHandle;
+  if (!rt.timeline().finished(a->marker) || !rt.timeline().finished(b->marker)) return 600;
+  *ms = static_cast<float>((static_cast<double>(b->marker->done_ps) -
+                            static_cast<double>(a->marker->done_ps)) /
+                           1e9);
+  return kSuccess;
+}
+
+CUresult cuEventElapsedTime(float* ms, CUevent start, CUevent end) {
+  return cuEventElapsedTime_v2(ms, start, end);
+}
+
+}  // extern "C"

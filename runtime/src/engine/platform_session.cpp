@@ -1,0 +1,148 @@
+#include "engine/platform_session.h"
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+#include "core/registry.h"
+#include "core/run_context.h"
+#include "core/sim_time.h"
+
+namespace cnuas::cuda {
+namespace {
+
+unsigned parse_arch(const std::string& text, const SourceLocation& where) {
+  unsigned major = 0, minor = 0;
+  char dot = 0;
+  if (std::sscanf(text.c_str(), "%u%c%u", &major, &dot, &minor) != 3 || dot != '.' || minor > 9 ||
+      major == 0 || major > 20)
+    throw InputError(where, fmt::format("compute_capability '{}' is not MAJOR.MINOR (e.g. 9.0)",
+                                        text));
+  return major * 10 + minor;
+}
+
+}  // namespace
+
+PlatformSession::PlatformSession(const SessionOptions& options) {
+  // The runtime calls sc_start whenever the program waits; an idle call is normal here.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ID_NO_SC_START_ACTIVITY_,
+                                          sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  RunOptions run;
+  run.platform_file = options.platform_file;
+  run.trace_path = options.trace_path;
+  run.stats_path = options.stats_path;
+  run.perfetto_path = options.perfetto_path;
+  run.sets = options.sets;
+  run.program_driven = true;
+  simulation_ = std::make_unique<Simulation>(run);
+  const PlatformDesc& platform = simulation_->platform();
+  for (const ElementInstance& e : platform.elements) {
+    if (e.type == "cnuas.host_cpu" && host_.empty()) host_ = e.name;
+    if (e.type != "cnuas.gpu") continue;
+    const ParamSet params = resolve_params(*Registry::instance().find(e.type)->schema, e.values,
+                                           fmt::format("element '{}' ({})", e.name, e.type),
+                                           e.where);
+    DeviceDesc d;
+    d.element = e.name;
+    d.name = params.text("device_name");
+    d.arch = parse_arch(params.text("compute_capability"), params.get("compute_capability").where);
+    d.sm_count = static_cast<std::uint32_t>(params.integer("sm_count"));
+    d.clock_khz = (params.quantity("sm_clock") / Rational(1000)).ceil_u64();
+    d.memory_bytes = params.whole_bytes("memory_size", e.name);
+    d.l2_bytes = params.whole_bytes("l2_size", e.name);
+    d.bus_width = static_cast<std::uint32_t>(params.integer("memory_bus_width"));
+    devices_.push_back(d);
+  }
+  const SourceLocation where{platform.file.empty() ? "<embedded default platform>" : platform.file};
+  if (devices_.empty())
+    throw InputError(where, fmt::format("platform '{}' has no cnuas.gpu element: the CUDA runtime "
+                                        "needs at least one GPU",
+                                        platform.name));
+  if (host_.empty())
+    throw InputError(where, fmt::format("platform '{}' has no cnuas.host_cpu element: the CUDA "
+                                        "runtime needs the host the program runs on",
+                                        platform.name));
+  simulation_->begin_program();
+  simulation_->program_driver().on_completion([this](Operation& op, std::uint64_t done_ps) {
+    auto f = ids_.find(&op);
+    const std::uint64_t id = f->second;
+    ids_.erase(f);
+    if (completion_) completion_(id, done_ps);
+  });
+}
+
+PlatformSession::~PlatformSession() = default;
+
+bool PlatformSession::connected(const std::string& a, const std::string& b) {
+  try {
+    route(a, b);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+const Route& PlatformSession::route(const std::string& from, const std::string& to) {
+  auto [it, inserted] = routes_.try_emplace({from, to}, nullptr);
+  if (inserted) {
+    try {
+      std::vector<std::string> path =
+          simulation_->topology().path(from, to, SourceLocation{"cuda runtime"});
+      if (path.size() > 1 && path.front() == host_) path.erase(path.begin());
+      if (path.size() > 1 && path.back() == host_) path.pop_back();
+      it->second = &simulation_->route_along(path);
+    } catch (...) {
+      routes_.erase(it);
+      throw;
+    }
+  }
+  return *it->second;
+}
+
+const Route& PlatformSession::local(const std::string& element) {
+  auto [it, inserted] = routes_.try_emplace({element, element}, nullptr);
+  if (inserted) it->second = &simulation_->route_along({element});
+  return *it->second;
+}
+
+void PlatformSession::inject(std::uint64_t id, const std::string& name, const Route& route,
+                             const WorkDims& dims, bool read, std::uint64_t ready_ps) {
+  RunContext& context = RunContext::current();
+  const OperationSpec& spec = context.add_spec({name, dims, false, read, ""});
+  Operation op;
+  op.spec = &spec;
+  op.dims = &spec.dims;
+  op.route = &route;
+  op.mode = route.path.size() > 1 ? StageMode::Overlap : StageMode::Serial;
+  Operation& stored = context.add_operation(op);
+  ids_[&stored] = id;
+  simulation_->program_driver().inject(stored, ready_ps);
+}
+
+std::uint64_t PlatformSession::now_ps() const {
+  return sc_core::sc_time_stamp().value();
+}
+
+void PlatformSession::run() {
+  sc_core::sc_start();
+  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
+}
+
+void PlatformSession::run_until(std::uint64_t until_ps) {
+  const std::uint64_t now = now_ps();
+  if (until_ps > now) sc_core::sc_start(ps_time(until_ps - now), sc_core::SC_RUN_TO_TIME);
+  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
+}
+
+void PlatformSession::finish() {
+  simulation_->finish_program();
+}
+
+}  // namespace cnuas::cuda
+
+// libsystemc refers to sc_main; a CUDA program has its own main() and never
+// calls it, but the dynamic linker must find the symbol.
+int sc_main(int, char*[]) {
+  std::fprintf(stderr, "cnuas: sc_main is not used by the simulated CUDA runtime\n");
+  return 2;
+}

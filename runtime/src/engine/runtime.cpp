@@ -1,0 +1,357 @@
+#include "engine/runtime.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "core/errors.h"
+
+namespace cnuas::cuda {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= text.size() && !text.empty()) {
+    const std::size_t next = text.find(sep, at);
+    std::string item = text.substr(at, next == std::string::npos ? std::string::npos : next - at);
+    if (!item.empty()) out.push_back(item);
+    if (next == std::string::npos) break;
+    at = next + 1;
+  }
+  return out;
+}
+
+thread_local int t_device = 0;
+thread_local cudaError_t t_last_error = cudaSuccess;
+
+// Architecture limits by compute capability major version (CUDA programming
+// guide, "Technical Specifications per Compute Capability").
+struct ArchLimits {
+  int max_blocks_per_sm;
+  int max_threads_per_sm;
+  std::size_t shared_per_sm;
+  std::size_t shared_per_block_optin;
+  int regs_per_sm;
+};
+ArchLimits limits_for(unsigned arch) {
+  if (arch >= 100) return {32, 2048, 228 << 10, 227 << 10, 65536};
+  if (arch >= 90) return {32, 2048, 228 << 10, 227 << 10, 65536};
+  if (arch == 80) return {32, 2048, 164 << 10, 163 << 10, 65536};
+  if (arch >= 86) return {16, 1536, 100 << 10, 99 << 10, 65536};
+  if (arch >= 75) return {16, 1024, 64 << 10, 64 << 10, 65536};
+  if (arch >= 70) return {32, 2048, 96 << 10, 96 << 10, 65536};
+  return {32, 2048, 96 << 10, 48 << 10, 65536};
+}
+
+}  // namespace
+
+std::recursive_mutex& Runtime::lock() {
+  static std::recursive_mutex m;
+  return m;
+}
+
+Runtime& Runtime::get() {
+  static Runtime* runtime = nullptr;
+  if (!runtime) {
+    try {
+      runtime = new Runtime();
+    } catch (const InputError& e) {
+      std::cerr << "cnuas: " << e.what() << "\n";
+      std::exit(2);
+    } catch (const std::exception& e) {
+      std::cerr << "cnuas: cannot start the simulated platform: " << e.what() << "\n";
+      std::exit(2);
+    }
+    std::atexit([] { runtime->finish(); });
+  }
+  return *runtime;
+}
+
+Runtime::Runtime() {
+  SessionOptions options;
+  options.platform_file = env("CNUAS_PLATFORM");
+  options.trace_path = env("CNUAS_TRACE");
+  options.stats_path = env("CNUAS_STATS");
+  options.perfetto_path = env("CNUAS_PERFETTO");
+  options.sets = split(env("CNUAS_SET"), ';');
+  log_level_ = env("CNUAS_LOG");
+  if (log_level_.empty()) log_level_ = "warning";
+  if (log_level_ != "quiet" && log_level_ != "warning" && log_level_ != "info")
+    throw InputError(fmt::format("CNUAS_LOG='{}' is not one of quiet, warning, info", log_level_));
+  session_ = std::make_unique<PlatformSession>(options);
+  timeline_ = std::make_unique<Timeline>(*session_);
+  timeline_->on_sync([this] { flush_printf(); });
+  executor_ = std::make_unique<ptx::Executor>(memory_, printf_);
+  for (std::size_t i = 0; i < session_->devices().size(); ++i) {
+    DeviceState d;
+    d.desc = session_->devices()[i];
+    d.legacy = std::make_unique<Stream>();
+    d.legacy->device = static_cast<int>(i);
+    d.legacy->legacy = true;
+    d.per_thread = std::make_unique<Stream>();
+    d.per_thread->device = static_cast<int>(i);
+    devices_.push_back(std::move(d));
+  }
+  for (DeviceState& d : devices_) {
+    timeline_->add_stream(d.legacy.get());
+    timeline_->add_stream(d.per_thread.get());
+  }
+  if (log_level_ == "info")
+    std::cerr << fmt::format("cnuas: CUDA runtime on platform '{}' with {} GPU(s)\n",
+                             options.platform_file.empty() ? "default" : options.platform_file,
+                             devices_.size());
+}
+
+void Runtime::finish() {
+  std::lock_guard<std::recursive_mutex> guard(lock());
+  if (finished_) return;
+  finished_ = true;
+  try {
+    flush_printf();
+    session_->finish();
+    if (log_level_ == "info") std::cerr << session_->summary();
+  } catch (const std::exception& e) {
+    std::cerr << "cnuas: " << e.what() << "\n";
+    std::_Exit(2);
+  }
+}
+
+void Runtime::flush_printf() {
+  const std::string text = printf_.str();
+  if (text.empty()) return;
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  printf_.str("");
+}
+
+// ---- errors ----
+
+cudaError_t Runtime::record(cudaError_t e) {
+  if (e != cudaSuccess) t_last_error = e;
+  return e;
+}
+
+cudaError_t Runtime::take_last_error() {
+  const cudaError_t e = sticky_ != cudaSuccess ? sticky_ : t_last_error;
+  t_last_error = cudaSuccess;
+  return e;
+}
+
+cudaError_t Runtime::peek_last_error() const {
+  return sticky_ != cudaSuccess ? sticky_ : t_last_error;
+}
+
+cudaError_t Runtime::unsupported(const char* function) {
+  if (unsupported_named_.insert(function).second && log_level_ != "quiet")
+    std::cerr << "cnuas: " << function
+              << " is not supported by the simulated CUDA runtime; it returns "
+                 "cudaErrorNotSupported\n";
+  return record(cudaErrorNotSupported);
+}
+
+// ---- devices ----
+
+int Runtime::current_device() const {
+  return t_device;
+}
+
+cudaError_t Runtime::set_device(int device) {
+  if (device < 0 || device >= device_count()) return record(cudaErrorInvalidDevice);
+  t_device = device;
+  return cudaSuccess;
+}
+
+void Runtime::fill_properties(cudaDeviceProp& p, int device) const {
+  const DeviceDesc& d = devices_[static_cast<std::size_t>(device)].desc;
+  const ArchLimits lim = limits_for(d.arch);
+  std::memset(&p, 0, sizeof p);
+  std::snprintf(p.name, sizeof p.name, "%s", d.name.c_str());
+  for (int i = 0; i < 16; ++i) p.uuid.bytes[i] = static_cast<char>(0xC0 + device * 16 + i);
+  p.totalGlobalMem = d.memory_bytes;
+  p.sharedMemPerBlock = 48 << 10;
+  p.regsPerBlock = 65536;
+  p.warpSize = 32;
+  p.memPitch = 2147483647;
+  p.maxThreadsPerBlock = 1024;
+  p.maxThreadsDim[0] = 1024;
+  p.maxThreadsDim[1] = 1024;
+  p.maxThreadsDim[2] = 64;
+  p.maxGridSize[0] = 2147483647;
+  p.maxGridSize[1] = 65535;
+  p.maxGridSize[2] = 65535;
+  p.totalConstMem = 64 << 10;
+  p.major = static_cast<int>(d.arch / 10);
+  p.minor = static_cast<int>(d.arch % 10);
+  p.textureAlignment = 512;
+  p.texturePitchAlignment = 32;
+  p.multiProcessorCount = static_cast<int>(d.sm_count);
+  p.canMapHostMemory = 1;
+  p.maxTexture1D = 131072;
+  p.maxTexture2D[0] = p.maxTexture2D[1] = 131072;
+  p.maxTexture3D[0] = p.maxTexture3D[1] = p.maxTexture3D[2] = 16384;
+  p.maxTexture1DLayered[0] = 32768;
+  p.maxTexture1DLayered[1] = 2048;
+  p.maxTexture2DLayered[0] = p.maxTexture2DLayered[1] = 32768;
+  p.maxTexture2DLayered[2] = 2048;
+  p.maxSurface1D = 32768;
+  p.maxSurface2D[0] = 131072;
+  p.maxSurface2D[1] = 65536;
+  p.surfaceAlignment = 512;
+  p.concurrentKernels = 1;
+  p.pciBusID = device + 1;
+  p.asyncEngineCount = 2;
+  p.unifiedAddressing = 1;
+  p.memoryBusWidth = static_cast<int>(d.bus_width);
+  p.l2CacheSize = static_cast<int>(d.l2_bytes);
+  p.maxThreadsPerMultiProcessor = lim.max_threads_per_sm;
+  p.streamPrioritiesSupported = 1;
+  p.globalL1CacheSupported = 1;
+  p.localL1CacheSupported = 1;
+  p.sharedMemPerMultiprocessor = lim.shared_per_sm;
+  p.regsPerMultiprocessor = lim.regs_per_sm;
+  p.managedMemory = 1;
+  p.concurrentManagedAccess = 1;
+  p.cooperativeLaunch = 1;
+  p.sharedMemPerBlockOptin = lim.shared_per_block_optin;
+  p.maxBlocksPerMultiProcessor = lim.max_blocks_per_sm;
+  p.reservedSharedMemPerBlock = 1024;
+  p.hostRegisterSupported = 1;
+  p.memoryPoolsSupported = 1;
+  p.clusterLaunch = d.arch >= 90;
+}
+
+cudaError_t Runtime::attribute(int* value, int attr, int device) const {
+  if (!value) return cudaErrorInvalidValue;
+  if (device < 0 || device >= device_count()) return cudaErrorInvalidDevice;
+  cudaDeviceProp p;
+  fill_properties(p, device);
+  const DeviceDesc& d = devices_[static_cast<std::size_t>(device)].desc;
+  switch (attr) {
+    case 1: *value = p.maxThreadsPerBlock; return cudaSuccess;
+    case 2: case 3: case 4: *value = p.maxThreadsDim[attr - 2]; return cudaSuccess;
+    case 5: case 6: case 7: *value = p.maxGridSize[attr - 5]; return cudaSuccess;
+    case 8: *value = static_cast<int>(p.sharedMemPerBlock); return cudaSuccess;
+    case 9: *value = static_cast<int>(p.totalConstMem); return cudaSuccess;
+    case 10: *value = 32; return cudaSuccess;
+    case 12: *value = p.regsPerBlock; return cudaSuccess;
+    case 13: *value = static_cast<int>(d.clock_khz); return cudaSuccess;
+    case 14: *value = static_cast<int>(p.textureAlignment); return cudaSuccess;
+    case 16: *value = p.multiProcessorCount; return cudaSuccess;
+    case 19: *value = 1; return cudaSuccess;
+    case 31: *value = 1; return cudaSuccess;
+    case 33: *value = p.pciBusID; return cudaSuccess;
+    case 37: *value = p.memoryBusWidth; return cudaSuccess;
+    case 38: *value = p.l2CacheSize; return cudaSuccess;
+    case 39: *value = p.maxThreadsPerMultiProcessor; return cudaSuccess;
+    case 40: *value = p.asyncEngineCount; return cudaSuccess;
+    case 41: *value = 1; return cudaSuccess;
+    case 75: *value = p.major; return cudaSuccess;
+    case 76: *value = p.minor; return cudaSuccess;
+    case 78: *value = 1; return cudaSuccess;
+    case 81: *value = static_cast<int>(p.sharedMemPerMultiprocessor); return cudaSuccess;
+    case 82: *value = p.regsPerMultiprocessor; return cudaSuccess;
+    case 83: *value = 1; return cudaSuccess;
+    case 89: *value = 1; return cudaSuccess;
+    case 95: *value = 1; return cudaSuccess;
+    case 97: *value = static_cast<int>(p.sharedMemPerBlockOptin); return cudaSuccess;
+    case 106: *value = p.maxBlocksPerMultiProcessor; return cudaSuccess;
+    case 111: *value = static_cast<int>(p.reservedSharedMemPerBlock); return cudaSuccess;
+    case 115: *value = 1; return cudaSuccess;
+    case 120: *value = p.clusterLaunch; return cudaSuccess;
+    default: *value = 0; return cudaSuccess;  // features the simulated part does not have
+  }
+}
+
+bool Runtime::can_access_peer(int device, int peer) {
+  if (device == peer || device < 0 || peer < 0 || device >= device_count() ||
+      peer >= device_count())
+    return false;
+  return session_->connected(devices_[static_cast<std::size_t>(device)].desc.element,
+                             devices_[static_cast<std::size_t>(peer)].desc.element);
+}
+
+cudaError_t Runtime::enable_peer(int peer) {
+  const int d = current_device();
+  if (peer < 0 || peer >= device_count()) return record(cudaErrorInvalidDevice);
+  if (!can_access_peer(d, peer)) return record(cudaErrorPeerAccessUnsupported);
+  if (!device(d).peers.insert(peer).second) return record(cudaErrorPeerAccessAlreadyEnabled);
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::disable_peer(int peer) {
+  if (peer < 0 || peer >= device_count()) return record(cudaErrorInvalidDevice);
+  if (device(current_device()).peers.erase(peer) == 0) return record(cudaErrorPeerAccessNotEnabled);
+  return cudaSuccess;
+}
+
+// ---- streams and events ----
+
+Stream* Runtime::stream(cudaStream_t s) {
+  const auto v = reinterpret_cast<std::uintptr_t>(s);
+  DeviceState& d = device(current_device());
+  if (v == 0) return per_thread_default ? d.per_thread.get() : d.legacy.get();
+  if (v == 1) return d.legacy.get();
+  if (v == 2) return d.per_thread.get();
+  Stream* p = reinterpret_cast<Stream*>(s);
+  return streams_.count(p) ? p : nullptr;
+}
+
+Stream* resolve_stream(Runtime& rt, cudaStream_t s) {
+  return rt.stream(s);
+}
+
+Stream* Runtime::create_stream(unsigned flags, int priority) {
+  auto* s = new Stream();
+  s->device = current_device();
+  s->flags = flags;
+  s->priority = priority;
+  streams_.insert(s);
+  timeline_->add_stream(s);
+  return s;
+}
+
+cudaError_t Runtime::destroy_stream(cudaStream_t handle) {
+  Stream* s = reinterpret_cast<Stream*>(handle);
+  if (!streams_.count(s)) return record(cudaErrorInvalidResourceHandle);
+  // Work already issued still completes (CUDA semantics); it keeps the commands alive.
+  timeline_->remove_stream(s);
+  streams_.erase(s);
+  delete s;
+  return cudaSuccess;
+}
+
+Event* Runtime::event(cudaEvent_t e) {
+  Event* p = reinterpret_cast<Event*>(e);
+  return events_.count(p) ? p : nullptr;
+}
+
+Event* Runtime::create_event(unsigned flags) {
+  auto* e = new Event();
+  e->flags = flags;
+  e->device = current_device();
+  events_.insert(e);
+  return e;
+}
+
+cudaError_t Runtime::destroy_event(cudaEvent_t handle) {
+  Event* e = event(handle);
+  if (!e) return record(cudaErrorInvalidResourceHandle);
+  events_.erase(e);
+  delete e;
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::synchronize_device() {
+  timeline_->wait_all(current_device());
+  return sticky_;
+}
+
+}  // namespace cnuas::cuda

@@ -1,0 +1,224 @@
+// The simulated GPU runtime both libcudart.so.13 and libcuda.so.1 drive: the
+// platform session and its devices, unified device memory, the modules nvcc
+// embedded, kernel launches on the PTX engine, streams, events and errors.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cuda_abi.h"
+#include "engine/timeline.h"
+#include "fatbin.h"
+#include "ptx/executor.h"
+#include "ptx/memory.h"
+
+namespace cnuas::cuda {
+
+// What kind of memory an address is, for copies and pointer queries.
+enum class MemoryKind { Device, Host, Managed, Registered, Array, Pageable };
+
+struct Allocation {
+  std::uint64_t base = 0, bytes = 0;
+  int device = 0;
+  MemoryKind kind = MemoryKind::Device;
+};
+
+// A CUDA array: texels in one device allocation, rows packed.
+struct Array {
+  std::uint64_t base = 0;
+  cudaChannelFormatDesc desc{};
+  std::size_t width = 0, height = 0, depth = 0;  // depth = layers for layered arrays
+  unsigned flags = 0;
+  int device = 0;
+  unsigned texel_bytes() const { return static_cast<unsigned>((desc.x + desc.y + desc.z + desc.w) / 8); }
+  std::size_t row_bytes() const { return width * texel_bytes(); }
+};
+
+// A module: the PTX of one fat binary (or one cuModuleLoadData), parsed and
+// loaded into device memory on first use.
+struct Module {
+  std::vector<FatbinEntry> entries;
+  std::string ptx;          // set for PTX given directly
+  std::string origin;       // for messages: "fatbin 0x...", "cuModuleLoadData"
+  std::shared_ptr<const ptx::Module> parsed;
+  std::unique_ptr<ptx::LoadedModule> loaded;
+  std::string error;  // why it cannot load, once tried
+  int error_code = 0;
+};
+
+struct Kernel {
+  Module* module = nullptr;
+  std::string name;
+  int max_dynamic_shared = -1;  // cudaFuncAttributeMaxDynamicSharedMemorySize; -1: default
+};
+
+struct Variable {
+  Module* module = nullptr;
+  std::string name;
+  std::size_t size = 0;
+  bool managed = false;
+  void** managed_host = nullptr;  // where the program reads a managed variable's address
+};
+
+struct Event {
+  unsigned flags = 0;
+  CommandPtr marker;
+  int device = 0;
+};
+
+struct DeviceState {
+  DeviceDesc desc;
+  std::unique_ptr<Stream> legacy, per_thread;
+  std::uint64_t allocated = 0;
+  std::set<int> peers;
+  unsigned flags = 0;
+};
+
+struct LaunchRequest {
+  dim3 grid{1, 1, 1}, block{1, 1, 1};
+  std::size_t shared = 0;
+  cudaStream_t stream = nullptr;
+  dim3 cluster{1, 1, 1};
+  bool cooperative = false;
+};
+
+// PTX does not say how many registers ptxas would give a kernel; occupancy
+// and cudaFuncAttributes::numRegs assume this many per thread.
+constexpr int kAssumedRegisters = 32;
+
+class Runtime {
+ public:
+  // The process-wide runtime, booted on first use. A bad platform or option
+  // prints the error and exits with status 2.
+  static Runtime& get();
+  static std::recursive_mutex& lock();
+
+  // ---- errors ----
+  cudaError_t sticky() const { return sticky_; }
+  cudaError_t record(cudaError_t e);  // sets the thread's last error when e != success
+  cudaError_t take_last_error();
+  cudaError_t peek_last_error() const;
+  // Names an unsupported call on stderr once and returns cudaErrorNotSupported.
+  cudaError_t unsupported(const char* function);
+
+  // ---- devices ----
+  int device_count() const { return static_cast<int>(devices_.size()); }
+  int current_device() const;
+  cudaError_t set_device(int device);
+  DeviceState& device(int d) { return devices_[static_cast<std::size_t>(d)]; }
+  void fill_properties(cudaDeviceProp& p, int device) const;
+  cudaError_t attribute(int* value, int attr, int device) const;
+  cudaError_t enable_peer(int peer);
+  cudaError_t disable_peer(int peer);
+  bool can_access_peer(int device, int peer);
+
+  // ---- memory ----
+  cudaError_t malloc_device(void** ptr, std::size_t bytes, int device);
+  cudaError_t malloc_host(void** ptr, std::size_t bytes, MemoryKind kind);
+  cudaError_t register_host(void* ptr, std::size_t bytes);
+  cudaError_t free(void* ptr, MemoryKind expect);
+  const Allocation* find(const void* ptr) const;
+  MemoryKind kind_of(const void* ptr, int* device) const;
+  ptx::DeviceMemory& memory() { return memory_; }
+  Array* make_array(const cudaChannelFormatDesc& desc, std::size_t w, std::size_t h, std::size_t d,
+                    unsigned flags);
+  Array* array(cudaArray_const_t a);
+  cudaError_t free_array(cudaArray_t a);
+
+  // Copies of rows: `height` rows of `width` bytes, each `src_pitch`/`dst_pitch`
+  // apart (a plain copy is one row). `kind` as cudaMemcpyKind.
+  struct Copy {
+    void* dst;
+    std::size_t dst_pitch;
+    const void* src;
+    std::size_t src_pitch;
+    std::size_t width, height;
+    int kind;
+  };
+  cudaError_t copy(const Copy& c, cudaStream_t stream, bool synchronous);
+  cudaError_t peer_copy(void* dst, int dst_device, const void* src, int src_device,
+                        std::size_t bytes, cudaStream_t stream, bool synchronous);
+  cudaError_t memset(void* dst, std::size_t pitch, int value, std::size_t width, std::size_t height,
+                     unsigned element_bytes, cudaStream_t stream, bool synchronous);
+  cudaError_t free_async(void* ptr, cudaStream_t stream);
+
+  // ---- modules and kernels ----
+  Module* load_ptx_module(const std::string& ptx, const std::string& origin);
+  cudaError_t load_fatbin_image(const void* image, Module** out);
+  cudaError_t kernel(const void* host, Kernel** out);
+  cudaError_t kernel_by_name(Module* m, const char* name, Kernel** out);
+  cudaError_t symbol(const void* host, std::uint64_t* address, std::size_t* size);
+  cudaError_t symbol_by_name(Module* m, const char* name, std::uint64_t* address,
+                             std::size_t* size);
+  cudaError_t ensure_loaded(Module& m);
+  const ptx::Function* function(const Kernel& k) const;
+  cudaError_t launch(Kernel& k, const LaunchRequest& r, void** args);
+  cudaError_t launch_packed(Kernel& k, const LaunchRequest& r, std::vector<std::uint8_t> params);
+  cudaError_t func_attributes(Kernel& k, cudaFuncAttributes* a);
+  int max_active_blocks(Kernel& k, int block, std::size_t dynamic_shared);
+  ptx::TextureTable& textures() { return textures_; }
+
+  // ---- streams and events ----
+  Stream* stream(cudaStream_t s);  // nullptr for an unknown handle
+  Stream* create_stream(unsigned flags, int priority);
+  cudaError_t destroy_stream(cudaStream_t s);
+  void submit(Stream& s, CommandPtr c) { timeline_->submit(s, std::move(c)); }
+  Timeline& timeline() { return *timeline_; }
+  Event* event(cudaEvent_t e);
+  Event* create_event(unsigned flags);
+  cudaError_t destroy_event(cudaEvent_t e);
+  cudaError_t synchronize_device();
+  bool per_thread_default = false;  // set by the _ptsz / _ptds entry points for one call
+
+  // Stack and heap limits (cudaDeviceSetLimit).
+  std::size_t stack_bytes = 1024;
+  std::size_t printf_fifo_bytes = 1 << 20;
+  std::size_t heap_bytes = 8 << 20;
+
+  void flush_printf();
+  void finish();  // at exit: drain, write outputs
+
+ private:
+  Runtime();
+  std::uint64_t route_copy(Command& c, const void* dst, const void* src, std::size_t bytes,
+                           int stream_device, const char* name);
+
+  std::unique_ptr<PlatformSession> session_;
+  std::unique_ptr<Timeline> timeline_;
+  std::vector<DeviceState> devices_;
+  ptx::DeviceMemory memory_;
+  ptx::TextureTable textures_;
+  std::ostringstream printf_;
+  std::unique_ptr<ptx::Executor> executor_;
+  std::map<std::uint64_t, Allocation> allocations_;
+  std::map<const void*, std::unique_ptr<Array>> arrays_;
+  std::map<std::pair<Module*, std::string>, std::unique_ptr<Kernel>> named_kernels_;
+  std::set<Stream*> streams_;
+  std::set<Event*> events_;
+  std::set<std::string> unsupported_named_;
+  cudaError_t sticky_ = cudaSuccess;
+  bool finished_ = false;
+  std::string log_level_;
+};
+
+// What nvcc's registration calls record while static constructors run, before
+// any platform exists: fat binaries, and which host symbol is which kernel or
+// variable.
+struct Registrations {
+  std::vector<std::unique_ptr<Module>> modules;
+  std::map<const void*, Kernel> kernels;
+  std::map<const void*, Variable> variables;
+  static Registrations& get();
+  Module* add_fatbin(const void* wrapper);
+};
+
+// Helpers for entry points.
+Stream* resolve_stream(Runtime& rt, cudaStream_t s);
+
+}  // namespace cnuas::cuda

@@ -1,0 +1,281 @@
+// Fat binaries and modules, kernels and symbols, launches on the PTX engine.
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "engine/runtime.h"
+#include "ptx/ir.h"
+
+namespace cnuas::cuda {
+namespace {
+
+// The CUDA error a kernel fault stands for, from the engine's message.
+cudaError_t fault_code(const std::string& message) {
+  if (message.find("misaligned") != std::string::npos) return cudaErrorMisalignedAddress;
+  if (message.find("outside any") != std::string::npos) return cudaErrorIllegalAddress;
+  if (message.find("read-only") != std::string::npos) return cudaErrorIllegalAddress;
+  if (message.find("assert") != std::string::npos) return cudaErrorAssert;
+  return cudaErrorLaunchFailure;
+}
+
+}  // namespace
+
+Registrations& Registrations::get() {
+  static Registrations r;
+  return r;
+}
+
+Module* Registrations::add_fatbin(const void* wrapper_ptr) {
+  auto m = std::make_unique<Module>();
+  const auto* wrapper = static_cast<const FatbinWrapper*>(wrapper_ptr);
+  m->origin = fmt::format("fat binary at {}", wrapper_ptr);
+  try {
+    if (!wrapper || static_cast<std::uint32_t>(wrapper->magic) != kFatbinWrapperMagic)
+      throw FatbinError("the registered object is not an nvcc fat binary wrapper");
+    const auto* data = reinterpret_cast<const std::uint8_t*>(wrapper->data);
+    m->entries = parse_fatbin(data, fatbin_container_size(data), false);
+  } catch (const FatbinError& e) {
+    m->error = e.what();
+    m->error_code = cudaErrorInvalidKernelImage;
+  }
+  modules.push_back(std::move(m));
+  return modules.back().get();
+}
+
+Module* Runtime::load_ptx_module(const std::string& ptx, const std::string& origin) {
+  auto m = std::make_unique<Module>();
+  m->ptx = ptx;
+  m->origin = origin;
+  Registrations::get().modules.push_back(std::move(m));
+  return Registrations::get().modules.back().get();
+}
+
+cudaError_t Runtime::load_fatbin_image(const void* image, Module** out) {
+  const auto* bytes = static_cast<const std::uint8_t*>(image);
+  std::uint32_t magic = 0;
+  std::memcpy(&magic, bytes, 4);
+  if (magic == kFatbinWrapperMagic) {
+    *out = Registrations::get().add_fatbin(image);
+  } else if (magic == kFatbinMagic) {
+    auto m = std::make_unique<Module>();
+    m->origin = "fat binary image";
+    try {
+      m->entries = parse_fatbin(bytes, fatbin_container_size(bytes), false);
+    } catch (const FatbinError& e) {
+      m->error = e.what();
+      m->error_code = cudaErrorInvalidKernelImage;
+    }
+    Registrations::get().modules.push_back(std::move(m));
+    *out = Registrations::get().modules.back().get();
+  } else {
+    *out = load_ptx_module(static_cast<const char*>(image), "module image");
+  }
+  return ensure_loaded(**out);
+}
+
+cudaError_t Runtime::ensure_loaded(Module& m) {
+  if (m.loaded) return cudaSuccess;
+  if (m.error.empty()) {
+    const unsigned arch = devices_.front().desc.arch;
+    std::string text = m.ptx;
+    std::string file = m.origin;
+    if (text.empty()) {
+      const FatbinEntry* e = select_ptx(m.entries, arch);
+      if (!e) {
+        m.error = missing_ptx_advice(m.entries, arch);
+        m.error_code = cudaErrorNoKernelImageForDevice;
+      } else {
+        text = e->text;
+        file = fmt::format("{} (compute_{})", m.origin, e->arch);
+      }
+    }
+    if (m.error.empty()) {
+      try {
+        m.parsed = ptx::Module::parse(text, file);
+        m.loaded = std::make_unique<ptx::LoadedModule>(m.parsed, memory_);
+      } catch (const std::exception& e) {
+        m.error = e.what();
+        m.error_code = cudaErrorInvalidPtx;
+      }
+    }
+    if (!m.error.empty() && log_level_ != "quiet")
+      std::cerr << "cnuas: cannot load " << m.origin << ": " << m.error << "\n";
+  }
+  if (m.loaded) {
+    // Managed variables: the program reaches them through a pointer the runtime fills.
+    for (auto& [host, v] : Registrations::get().variables) {
+      if (v.module != &m || !v.managed || !v.managed_host) continue;
+      try {
+        const std::uint64_t a = m.loaded->symbol_address(v.name);
+        *v.managed_host = memory_.find(a, v.size);
+      } catch (const std::exception&) {
+      }
+    }
+    return cudaSuccess;
+  }
+  return record(m.error_code);
+}
+
+cudaError_t Runtime::kernel(const void* host, Kernel** out) {
+  auto& kernels = Registrations::get().kernels;
+  auto f = kernels.find(host);
+  if (f == kernels.end()) return record(cudaErrorInvalidDeviceFunction);
+  if (const cudaError_t e = ensure_loaded(*f->second.module)) return e;
+  if (!function(f->second)) return record(cudaErrorInvalidDeviceFunction);
+  *out = &f->second;
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::kernel_by_name(Module* m, const char* name, Kernel** out) {
+  if (!m || !name) return record(cudaErrorInvalidValue);
+  if (const cudaError_t e = ensure_loaded(*m)) return e;
+  auto& slot = named_kernels_[{m, name}];
+  if (!slot) {
+    slot = std::make_unique<Kernel>();
+    slot->module = m;
+    slot->name = name;
+  }
+  if (!function(*slot)) return record(cudaErrorSymbolNotFound);
+  *out = slot.get();
+  return cudaSuccess;
+}
+
+const ptx::Function* Runtime::function(const Kernel& k) const {
+  if (!k.module || !k.module->parsed) return nullptr;
+  const ptx::Function* f = k.module->parsed->find(k.name);
+  return f && f->is_entry ? f : nullptr;
+}
+
+cudaError_t Runtime::symbol(const void* host, std::uint64_t* addr, std::size_t* size) {
+  auto& vars = Registrations::get().variables;
+  auto f = vars.find(host);
+  if (f == vars.end()) return record(cudaErrorInvalidSymbol);
+  return symbol_by_name(f->second.module, f->second.name.c_str(), addr, size);
+}
+
+cudaError_t Runtime::symbol_by_name(Module* m, const char* name, std::uint64_t* addr,
+                                    std::size_t* size) {
+  if (const cudaError_t e = ensure_loaded(*m)) return e;
+  for (const ptx::Variable& v : m->parsed->variables) {
+    if (v.name != name) continue;
+    *addr = m->loaded->symbol_address(name);
+    *size = v.size;
+    return cudaSuccess;
+  }
+  return record(cudaErrorInvalidSymbol);
+}
+
+cudaError_t Runtime::launch(Kernel& k, const LaunchRequest& r, void** args) {
+  const ptx::Function* f = function(k);
+  if (!f) return record(cudaErrorInvalidDeviceFunction);
+  std::vector<std::uint8_t> params(f->param_bytes);
+  if (!f->params.empty() && !args) return record(cudaErrorInvalidValue);
+  for (std::size_t i = 0; i < f->params.size(); ++i)
+    std::memcpy(params.data() + f->params[i].offset, args[i], f->params[i].size);
+  return launch_packed(k, r, std::move(params));
+}
+
+cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
+                                   std::vector<std::uint8_t> params) {
+  const ptx::Function* f = function(k);
+  if (!f) return record(cudaErrorInvalidDeviceFunction);
+  Stream* s = stream(r.stream);
+  if (!s) return record(cudaErrorInvalidResourceHandle);
+  if (params.size() != f->param_bytes) return record(cudaErrorInvalidValue);
+  const std::uint64_t threads = std::uint64_t{r.block.x} * r.block.y * r.block.z;
+  if (threads == 0 || threads > 1024 || r.block.z > 64 || r.grid.x == 0 || r.grid.y == 0 ||
+      r.grid.z == 0 || r.grid.x > 2147483647u || r.grid.y > 65535 || r.grid.z > 65535)
+    return record(cudaErrorInvalidConfiguration);
+  const std::size_t max_dynamic =
+      k.max_dynamic_shared >= 0 ? static_cast<std::size_t>(k.max_dynamic_shared)
+                                : (48u << 10) - std::min<std::size_t>(f->static_shared_bytes, 48u << 10);
+  if (r.shared > max_dynamic) return record(cudaErrorInvalidValue);
+  if (r.cooperative) {
+    const int per_sm = max_active_blocks(k, static_cast<int>(threads), r.shared);
+    const std::uint64_t ctas = std::uint64_t{r.grid.x} * r.grid.y * r.grid.z;
+    if (ctas > std::uint64_t(per_sm) * device(s->device).desc.sm_count)
+      return record(cudaErrorCooperativeLaunchTooLarge);
+  }
+  auto config = std::make_shared<ptx::LaunchConfig>();
+  config->grid = {r.grid.x, r.grid.y, r.grid.z};
+  config->block = {r.block.x, r.block.y, r.block.z};
+  config->cluster = {r.cluster.x, r.cluster.y, r.cluster.z};
+  config->dynamic_shared_bytes = static_cast<std::uint32_t>(r.shared);
+  config->params = std::move(params);
+  config->stack_bytes = static_cast<std::uint32_t>(stack_bytes);
+  config->sm_count = device(s->device).desc.sm_count;
+  config->textures = &textures_;
+  auto cmd = std::make_shared<Command>();
+  cmd->name = k.name;
+  cmd->route = &session_->local(device(s->device).desc.element);
+  Kernel* kernel = &k;
+  cmd->start = [this, kernel, config](Command& c) {
+    ptx::LaunchStats stats;
+    if (sticky_ == cudaSuccess) {
+      try {
+        stats = executor_->launch(*kernel->module->loaded, kernel->name, *config);
+      } catch (const ptx::ExecutionError& e) {
+        sticky_ = fault_code(e.what());
+        if (log_level_ != "quiet") std::cerr << "cnuas: kernel fault: " << e.what() << "\n";
+      } catch (const std::invalid_argument& e) {
+        sticky_ = cudaErrorLaunchFailure;
+        if (log_level_ != "quiet") std::cerr << "cnuas: launch failed: " << e.what() << "\n";
+      }
+    }
+    c.dims.set(WorkDim::WarpInstructions, stats.warp_instructions);
+    c.dims.set(WorkDim::Bytes, stats.global_bytes);
+  };
+  submit(*s, cmd);
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::func_attributes(Kernel& k, cudaFuncAttributes* a) {
+  const ptx::Function* f = function(k);
+  if (!f || !a) return record(cudaErrorInvalidValue);
+  std::memset(a, 0, sizeof *a);
+  a->sharedSizeBytes = f->static_shared_bytes;
+  std::size_t constant = 0;
+  for (const ptx::Variable& v : k.module->parsed->variables)
+    if (v.space == ptx::Space::Const) constant += v.size;
+  a->constSizeBytes = constant;
+  a->localSizeBytes = f->local_bytes;
+  const std::uint32_t declared = f->max_threads[0] ? f->max_threads[0] * std::max(1u, f->max_threads[1]) *
+                                                         std::max(1u, f->max_threads[2])
+                                                   : 1024;
+  a->maxThreadsPerBlock = static_cast<int>(std::min<std::uint32_t>(declared, 1024));
+  a->numRegs = kAssumedRegisters;
+  unsigned major = 0, minor = 0;
+  std::sscanf(k.module->parsed->version.c_str(), "%u.%u", &major, &minor);
+  a->ptxVersion = static_cast<int>(major * 10 + minor);
+  a->binaryVersion = static_cast<int>(devices_.front().desc.arch);
+  a->maxDynamicSharedSizeBytes =
+      k.max_dynamic_shared >= 0
+          ? k.max_dynamic_shared
+          : static_cast<int>((48u << 10) - std::min<std::size_t>(f->static_shared_bytes, 48u << 10));
+  a->requiredClusterWidth = static_cast<int>(f->cluster_dims[0] > 1 ? f->cluster_dims[0] : 0);
+  a->requiredClusterHeight = static_cast<int>(f->cluster_dims[0] > 1 ? f->cluster_dims[1] : 0);
+  a->requiredClusterDepth = static_cast<int>(f->cluster_dims[0] > 1 ? f->cluster_dims[2] : 0);
+  return cudaSuccess;
+}
+
+// Resident CTAs per SM: the tightest of the CTA, warp, register and shared
+// memory limits (registers at kAssumedRegisters per thread, allocated per warp).
+int Runtime::max_active_blocks(Kernel& k, int block, std::size_t dynamic_shared) {
+  const ptx::Function* f = function(k);
+  if (!f || block <= 0) return 0;
+  cudaDeviceProp p;
+  fill_properties(p, current_device());
+  const int warps = (block + 31) / 32;
+  int blocks = p.maxBlocksPerMultiProcessor;
+  blocks = std::min(blocks, p.maxThreadsPerMultiProcessor / (warps * 32));
+  blocks = std::min(blocks, p.regsPerMultiprocessor / (warps * 32 * kAssumedRegisters));
+  const std::size_t shared = f->static_shared_bytes + dynamic_shared;
+  if (shared > 0)
+    blocks = std::min<int>(
+        blocks, static_cast<int>(p.sharedMemPerMultiprocessor / (shared + p.reservedSharedMemPerBlock)));
+  return std::max(blocks, 0);
+}
+
+}  // namespace cnuas::cuda

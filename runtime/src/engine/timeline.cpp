@@ -1,0 +1,132 @@
+#include "engine/timeline.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <systemc>
+
+namespace cnuas::cuda {
+
+Timeline::Timeline(PlatformSession& session) : session_(session) {
+  session_.on_completion([this](std::uint64_t id, std::uint64_t done_ps) {
+    auto f = in_flight_.find(id);
+    CommandPtr cmd = f->second;
+    in_flight_.erase(f);
+    complete(cmd, done_ps);
+    drain();
+    if (awaited_ && awaited_->done) sc_core::sc_pause();
+  });
+}
+
+void Timeline::add_stream(Stream* s) {
+  streams_.push_back(s);
+}
+
+void Timeline::remove_stream(Stream* s) {
+  streams_.erase(std::remove(streams_.begin(), streams_.end(), s), streams_.end());
+}
+
+void Timeline::submit(Stream& s, CommandPtr cmd) {
+  if (s.capturing) {
+    s.captured.push_back(std::move(cmd));
+    return;
+  }
+  std::vector<CommandPtr> deps = std::move(s.pending_waits);
+  s.pending_waits.clear();
+  if (s.last) deps.push_back(s.last);
+  // The legacy default stream waits for, and is waited for by, every blocking
+  // stream of its device.
+  for (Stream* other : streams_) {
+    if (other == &s || other->device != s.device || !other->last) continue;
+    const bool blocking = !(other->flags & 1u);
+    if ((s.legacy && blocking) || (other->legacy && !(s.flags & 1u)))
+      deps.push_back(other->last);
+  }
+  cmd->submit_ps = host_ps_;
+  cmd->ready_ps = host_ps_;
+  for (const CommandPtr& d : deps) {
+    if (d->done) {
+      cmd->ready_ps = std::max(cmd->ready_ps, d->done_ps);
+    } else {
+      d->dependents.push_back(cmd);
+      ++cmd->waiting;
+    }
+  }
+  s.last = cmd;
+  if (cmd->waiting == 0) {
+    ready_.push_back(cmd);
+    drain();
+  }
+}
+
+void Timeline::drain() {
+  if (draining_) return;
+  draining_ = true;
+  while (!ready_.empty()) {
+    CommandPtr cmd = ready_.front();
+    ready_.erase(ready_.begin());
+    release(cmd);
+  }
+  draining_ = false;
+}
+
+void Timeline::release(const CommandPtr& cmd) {
+  if (cmd->start) {
+    ++in_effect_;
+    try {
+      cmd->start(*cmd);
+    } catch (...) {
+      --in_effect_;
+      throw;
+    }
+    --in_effect_;
+  }
+  if (!cmd->route) {
+    complete(cmd, cmd->ready_ps);
+    return;
+  }
+  const std::uint64_t id = next_id_++;
+  in_flight_[id] = cmd;
+  session_.inject(id, cmd->name, *cmd->route, cmd->dims, cmd->read, cmd->ready_ps);
+}
+
+void Timeline::complete(const CommandPtr& cmd, std::uint64_t done_ps) {
+  cmd->done = true;
+  cmd->done_ps = done_ps;
+  for (const CommandPtr& d : cmd->dependents) {
+    d->ready_ps = std::max(d->ready_ps, done_ps);
+    if (--d->waiting == 0) ready_.push_back(d);
+  }
+  cmd->dependents.clear();
+}
+
+void Timeline::wait(const CommandPtr& cmd) {
+  if (cmd) {
+    awaited_ = cmd.get();
+    while (!cmd->done) {
+      session_.run();
+      if (!cmd->done && session_.in_flight() == 0) {
+        awaited_ = nullptr;
+        throw std::logic_error("the host waits for device work that can never finish: " +
+                               cmd->name);
+      }
+    }
+    awaited_ = nullptr;
+    host_ps_ = std::max(host_ps_, cmd->done_ps);
+  }
+  if (on_sync_) on_sync_();
+}
+
+void Timeline::wait_all(int device) {
+  for (Stream* s : std::vector<Stream*>(streams_))
+    if ((device < 0 || s->device == device) && s->last) wait(s->last);
+  if (on_sync_) on_sync_();
+}
+
+void Timeline::spend(std::uint64_t ps) {
+  host_ps_ += ps;
+  session_.run_until(host_ps_);
+  if (on_sync_) on_sync_();
+}
+
+}  // namespace cnuas::cuda

@@ -1,0 +1,93 @@
+// CUDA stream semantics in simulated time.
+//
+// Every piece of device work is a Command in a stream. A command becomes ready
+// when the commands it depends on have finished (stream order, the legacy
+// default stream's implicit barriers, cudaStreamWaitEvent) and not before the
+// host issued it. When ready it takes its functional effect at once (so data
+// flows in dependency order) and, when it has a route, crosses the platform as
+// an operation whose completion ends it. The host has its own clock: it moves
+// only when the program waits for the device or polls it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/work.h"
+#include "engine/platform_session.h"
+
+namespace cnuas::cuda {
+
+struct Command {
+  std::string name;
+  const Route* route = nullptr;  // nullptr: takes no simulated time
+  WorkDims dims;
+  bool read = false;
+  // The functional effect, run when the command becomes ready; it may fill in
+  // the work (a kernel's instruction count) or drop the route.
+  std::function<void(Command&)> start;
+
+  std::uint64_t submit_ps = 0, ready_ps = 0, done_ps = 0;
+  bool done = false;
+  std::uint32_t waiting = 0;
+  std::vector<std::shared_ptr<Command>> dependents;
+};
+using CommandPtr = std::shared_ptr<Command>;
+
+struct Stream {
+  int device = 0;
+  unsigned flags = 0;  // cudaStreamNonBlocking
+  int priority = 0;
+  bool legacy = false;  // the legacy default stream (NULL)
+  CommandPtr last;
+  std::vector<CommandPtr> pending_waits;  // from cudaStreamWaitEvent, for the next command
+  // Stream capture: commands are recorded instead of run.
+  bool capturing = false;
+  std::vector<CommandPtr> captured;
+};
+
+class Timeline {
+ public:
+  explicit Timeline(PlatformSession& session);
+
+  // Registers a stream of `device` so that the legacy stream orders with it.
+  void add_stream(Stream* s);
+  void remove_stream(Stream* s);
+  // Issues `cmd` on `s` at the host's current time.
+  void submit(Stream& s, CommandPtr cmd);
+  // Host waits until `cmd` has finished; the host clock moves to its end.
+  void wait(const CommandPtr& cmd);
+  // Host waits for everything issued on a device (or every device with -1).
+  void wait_all(int device);
+  // The host spends `ps` (a poll); the platform runs up to the new host time.
+  void spend(std::uint64_t ps);
+  // Whether `cmd` has finished by the host's current time.
+  bool finished(const CommandPtr& cmd) const { return !cmd || (cmd->done && cmd->done_ps <= host_ps_); }
+  std::uint64_t host_ps() const { return host_ps_; }
+  // True while a command's functional effect runs (a host callback must not
+  // call back into CUDA).
+  bool in_effect() const { return in_effect_ > 0; }
+  // Called before the host observes device results (printf flushing).
+  void on_sync(std::function<void()> f) { on_sync_ = std::move(f); }
+
+ private:
+  void release(const CommandPtr& cmd);
+  void complete(const CommandPtr& cmd, std::uint64_t done_ps);
+  void drain();
+
+  PlatformSession& session_;
+  std::vector<Stream*> streams_;
+  std::vector<CommandPtr> ready_;
+  bool draining_ = false;
+  std::uint64_t host_ps_ = 0;
+  std::uint64_t next_id_ = 1;
+  std::map<std::uint64_t, CommandPtr> in_flight_;
+  const Command* awaited_ = nullptr;
+  int in_effect_ = 0;
+  std::function<void()> on_sync_;
+};
+
+}  // namespace cnuas::cuda

@@ -1,0 +1,128 @@
+#include "fatbin.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+#include <lz4.h>
+#include <zstd.h>
+
+namespace cnuas::cuda {
+namespace {
+
+template <typename T>
+T read_le(const std::uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Entry header fields (offsets in bytes from the entry start).
+constexpr std::size_t kEntryKind = 0, kEntryHeaderSize = 4, kEntryPaddedSize = 8,
+                      kEntryCompressedSize = 16, kEntryArch = 28, kEntryFlags = 40,
+                      kEntryUncompressedSize = 56, kEntryMinHeader = 64;
+constexpr std::uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000;
+constexpr std::uint64_t kMaxPtxBytes = 1ull << 31;
+
+std::string decompress(const std::uint8_t* payload, std::uint64_t stored, std::uint64_t flags,
+                       std::uint64_t uncompressed, std::size_t at) {
+  if (!(flags & (kFlagLz4 | kFlagZstd))) {
+    std::string text(reinterpret_cast<const char*>(payload), stored);
+    return text.substr(0, text.find('\0'));  // padded with NULs
+  }
+  if (uncompressed == 0 || uncompressed > kMaxPtxBytes)
+    throw FatbinError(fmt::format("fatbin entry at offset {}: uncompressed size {} is not plausible",
+                                  at, uncompressed));
+  std::string out(uncompressed, '\0');
+  if (flags & kFlagZstd) {
+    const std::size_t n = ZSTD_decompress(out.data(), out.size(), payload, stored);
+    if (ZSTD_isError(n) || n != uncompressed)
+      throw FatbinError(fmt::format("fatbin entry at offset {}: zstd payload does not decompress "
+                                    "to {} bytes ({})",
+                                    at, uncompressed,
+                                    ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output"));
+  } else {
+    const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(payload), out.data(),
+                                      static_cast<int>(stored), static_cast<int>(out.size()));
+    if (n < 0 || static_cast<std::uint64_t>(n) != uncompressed)
+      throw FatbinError(fmt::format(
+          "fatbin entry at offset {}: LZ4 payload does not decompress to {} bytes", at,
+          uncompressed));
+  }
+  return out.substr(0, out.find('\0'));
+}
+
+}  // namespace
+
+std::size_t fatbin_container_size(const std::uint8_t* data) {
+  if (read_le<std::uint32_t>(data) != kFatbinMagic)
+    throw FatbinError(fmt::format("no fat binary here: magic {:#x}, expected {:#x}",
+                                  read_le<std::uint32_t>(data), kFatbinMagic));
+  return read_le<std::uint16_t>(data + 6) + read_le<std::uint64_t>(data + 8);
+}
+
+std::vector<FatbinEntry> parse_fatbin(const std::uint8_t* data, std::size_t limit, bool follow) {
+  std::vector<FatbinEntry> entries;
+  std::size_t at = 0;
+  do {
+    if (limit - at < 16)
+      throw FatbinError(fmt::format("fat binary header at offset {} is truncated", at));
+    const std::size_t header = read_le<std::uint16_t>(data + at + 6);
+    const std::size_t size = fatbin_container_size(data + at);
+    if (header < 16 || size > limit - at)
+      throw FatbinError(fmt::format("fat binary at offset {} claims {} bytes, {} are available", at,
+                                    size, limit - at));
+    std::size_t e = at + header;
+    const std::size_t end = at + size;
+    while (e < end) {
+      if (end - e < kEntryMinHeader)
+        throw FatbinError(fmt::format("fatbin entry at offset {} is truncated", e));
+      const std::uint32_t entry_header = read_le<std::uint32_t>(data + e + kEntryHeaderSize);
+      const std::uint64_t padded = read_le<std::uint64_t>(data + e + kEntryPaddedSize);
+      if (entry_header < kEntryMinHeader || padded > end - e - entry_header)
+        throw FatbinError(
+            fmt::format("fatbin entry at offset {}: header {} and payload {} bytes overrun the "
+                        "container ending at {}",
+                        e, entry_header, padded, end));
+      FatbinEntry entry;
+      const std::uint16_t kind = read_le<std::uint16_t>(data + e + kEntryKind);
+      entry.kind = kind == 1   ? FatbinEntry::Kind::Ptx
+                   : kind == 2 ? FatbinEntry::Kind::Cubin
+                               : FatbinEntry::Kind::Other;
+      entry.arch = read_le<std::uint32_t>(data + e + kEntryArch);
+      if (entry.kind == FatbinEntry::Kind::Ptx) {
+        const std::uint64_t flags = read_le<std::uint64_t>(data + e + kEntryFlags);
+        std::uint64_t stored = read_le<std::uint32_t>(data + e + kEntryCompressedSize);
+        if (stored == 0 || stored > padded) stored = padded;
+        entry.text = decompress(data + e + entry_header, stored, flags,
+                                read_le<std::uint64_t>(data + e + kEntryUncompressedSize), e);
+      }
+      entries.push_back(std::move(entry));
+      e += entry_header + padded;
+    }
+    at = end;
+  } while (follow && at + 16 <= limit && read_le<std::uint32_t>(data + at) == kFatbinMagic);
+  return entries;
+}
+
+const FatbinEntry* select_ptx(const std::vector<FatbinEntry>& entries, unsigned arch) {
+  const FatbinEntry* best = nullptr;
+  for (const FatbinEntry& e : entries)
+    if (e.kind == FatbinEntry::Kind::Ptx && e.arch <= arch && (!best || e.arch > best->arch))
+      best = &e;
+  return best;
+}
+
+std::string missing_ptx_advice(const std::vector<FatbinEntry>& entries, unsigned arch) {
+  std::string found;
+  for (const FatbinEntry& e : entries) {
+    if (!found.empty()) found += ", ";
+    found += fmt::format("{} {}", e.kind == FatbinEntry::Kind::Ptx ? "PTX compute" : "cubin sm",
+                         e.arch);
+  }
+  return fmt::format(
+      "the program embeds no PTX for compute capability {}.{} or below (it has: {}); the "
+      "simulator runs PTX, so rebuild with -gencode arch=compute_{},code=compute_{}",
+      arch / 10, arch % 10, found.empty() ? "nothing" : found, arch, arch);
+}
+
+}  // namespace cnuas::cuda
