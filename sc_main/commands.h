@@ -13,5 +13,6 @@ int list_models_command(const std::vector<std::string>& args);
 int describe_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);
 int ptx_command(const std::vector<std::string>& args);
+int exec_command(const std::vector<std::string>& args);
 
 }  // namespace cnuas::cli

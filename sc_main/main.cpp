@@ -24,6 +24,7 @@ const char* kUsage =
     "  describe TYPE        print the fields of an element type\n"
     "  calibrate fit|validate  fit an affine calibration, score it on held-out data\n"
     "  ptx check FILE.ptx   parse PTX and list what the engine cannot run\n"
+    "  exec -- PROGRAM ...  run a CUDA program (nvcc -cudart shared) on the simulated platform\n"
     "\n"
     "`cnuas <command> --help` shows the options of each command.\n"
     "Exit status: 0 success, 2 bad input, 1 internal error.\n";
@@ -41,8 +42,9 @@ int dispatch(const std::vector<std::string>& args) {
   if (command == "describe") return cnuas::cli::describe_command(rest);
   if (command == "calibrate") return cnuas::cli::calibrate_command(rest);
   if (command == "ptx") return cnuas::cli::ptx_command(rest);
+  if (command == "exec") return cnuas::cli::exec_command(rest);
   throw cnuas::InputError("unknown command '" + command +
-                          "'; commands: run, validate, list-models, describe, calibrate, ptx");
+                          "'; commands: run, validate, list-models, describe, calibrate, ptx, exec");
 }
 
 }  // namespace

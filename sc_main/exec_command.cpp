@@ -1,0 +1,87 @@
+// `cnuas exec`: runs an unmodified CUDA program on the simulated platform by
+// putting the project's libcudart.so.13 and libcuda.so.1 first on the library
+// path and passing the run's options through the environment.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include <boost/program_options.hpp>
+
+#include "command_line.h"
+#include "commands.h"
+#include "core/errors.h"
+#include "core/simulation.h"
+
+namespace po = boost::program_options;
+
+namespace cnuas::cli {
+namespace {
+
+// build/bin/cnuas finds build/lib; an installed bin/cnuas finds lib/.
+std::string library_dir() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw InputError("cannot locate the cnuas executable: " + ec.message());
+  return (exe.parent_path().parent_path() / "lib").string();
+}
+
+void set(const char* name, const std::string& value) {
+  if (!value.empty()) ::setenv(name, value.c_str(), 1);
+}
+
+}  // namespace
+
+int exec_command(const std::vector<std::string>& args) {
+  std::string platform, trace, stats, perfetto, log;
+  std::vector<std::string> sets;
+  po::options_description opts("cnuas exec [options] -- PROGRAM [ARGS...]");
+  opts.add_options()("help,h", "show this help")("platform,p", po::value(&platform),
+                                                 "platform YAML (default: the embedded default)")(
+      "trace", po::value(&trace), "write the ordered stage trace as JSON Lines at exit")(
+      "stats", po::value(&stats), "write statistics as JSON at exit")(
+      "perfetto", po::value(&perfetto), "write a Perfetto/Chrome JSON trace at exit")(
+      "set", po::value(&sets)->composing(), "override a field: ELEMENT.FIELD=VALUE (repeatable)")(
+      "log", po::value(&log), "runtime messages: quiet, warning (default) or info");
+  const auto dash = std::find(args.begin(), args.end(), "--");
+  const std::vector<std::string> own(args.begin(), dash);
+  po::variables_map vm = parse_command_line(own, opts, nullptr);
+  if (vm.count("help")) {
+    std::cout << opts << "\nThe program must be built with nvcc -cudart shared. The same settings "
+                         "as environment variables: CNUAS_PLATFORM, CNUAS_TRACE, CNUAS_STATS, "
+                         "CNUAS_PERFETTO, CNUAS_SET (';'-separated), CNUAS_LOG.\n";
+    return 0;
+  }
+  if (dash == args.end() || dash + 1 == args.end())
+    throw InputError("cnuas exec needs a program after '--': cnuas exec [options] -- ./program");
+  if (!platform.empty()) {
+    // Check the platform now, so that a mistake is reported before the program starts.
+    RunOptions check;
+    check.platform_file = platform;
+    check.sets = sets;
+    check.program_driven = true;
+    Simulation validated(check);
+    platform = std::filesystem::absolute(platform).string();
+  }
+  std::string joined;
+  for (const std::string& s : sets) joined += (joined.empty() ? "" : ";") + s;
+  set("CNUAS_PLATFORM", platform);
+  set("CNUAS_TRACE", trace);
+  set("CNUAS_STATS", stats);
+  set("CNUAS_PERFETTO", perfetto);
+  set("CNUAS_SET", joined);
+  set("CNUAS_LOG", log);
+  const char* old = std::getenv("LD_LIBRARY_PATH");
+  set("LD_LIBRARY_PATH", library_dir() + (old && *old ? std::string(":") + old : ""));
+  std::vector<char*> argv;
+  for (auto it = dash + 1; it != args.end(); ++it) argv.push_back(const_cast<char*>(it->c_str()));
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  throw InputError(std::string("cannot run '") + argv[0] + "': " + std::strerror(errno));
+}
+
+}  // namespace cnuas::cli
