@@ -140,13 +140,13 @@ cudaError_t Runtime::record(cudaError_t e) {
 }
 
 cudaError_t Runtime::take_last_error() {
-  const cudaError_t e = sticky_ != cudaSuccess ? sticky_ : t_last_error;
+  const cudaError_t e = sticky() != cudaSuccess ? sticky() : t_last_error;
   t_last_error = cudaSuccess;
   return e;
 }
 
 cudaError_t Runtime::peek_last_error() const {
-  return sticky_ != cudaSuccess ? sticky_ : t_last_error;
+  return sticky() != cudaSuccess ? sticky() : t_last_error;
 }
 
 cudaError_t Runtime::unsupported(const char* function) {
@@ -351,7 +351,7 @@ cudaError_t Runtime::destroy_event(cudaEvent_t handle) {
 
 cudaError_t Runtime::synchronize_device() {
   timeline_->wait_all(current_device());
-  return sticky_;
+  return sticky();
 }
 
 }  // namespace cnuas::cuda

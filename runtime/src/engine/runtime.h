@@ -100,7 +100,10 @@ class Runtime {
   static std::recursive_mutex& lock();
 
   // ---- errors ----
-  cudaError_t sticky() const { return sticky_; }
+  // The fault of a kernel the host has seen finish: every call returns it from then on.
+  cudaError_t sticky() const {
+    return fault_ != cudaSuccess && timeline_->finished(fault_command_) ? fault_ : cudaSuccess;
+  }
   cudaError_t record(cudaError_t e);  // sets the thread's last error when e != success
   cudaError_t take_last_error();
   cudaError_t peek_last_error() const;
@@ -202,7 +205,8 @@ class Runtime {
   std::set<Stream*> streams_;
   std::set<Event*> events_;
   std::set<std::string> unsupported_named_;
-  cudaError_t sticky_ = cudaSuccess;
+  cudaError_t fault_ = cudaSuccess;  // the first kernel fault; later kernels do not run
+  CommandPtr fault_command_;
   bool finished_ = false;
   std::string log_level_;
 };

@@ -104,7 +104,7 @@ cudaError_t Runtime::free(void* ptr, MemoryKind expect) {
   if (a.kind == MemoryKind::Device || a.kind == MemoryKind::Managed)
     device(a.device).allocated -= a.bytes;
   if (a.kind == MemoryKind::Host || a.kind == MemoryKind::Managed) std::free(ptr);
-  return sticky_;
+  return sticky();
 }
 
 std::uint64_t Runtime::route_copy(Command& c, const void* dst, const void* src, std::size_t bytes,
@@ -174,7 +174,7 @@ cudaError_t Runtime::copy(const Copy& c, cudaStream_t handle, bool synchronous) 
   };
   submit(*s, cmd);
   if (synchronous) timeline_->wait(cmd);
-  return sticky_;
+  return sticky();
 }
 
 cudaError_t Runtime::peer_copy(void* dst, int dst_device, const void* src, int src_device,
@@ -218,7 +218,7 @@ cudaError_t Runtime::memset(void* dst, std::size_t pitch, int value, std::size_t
   };
   submit(*s, cmd);
   if (synchronous) timeline_->wait(cmd);
-  return sticky_;
+  return sticky();
 }
 
 cudaError_t Runtime::free_async(void* ptr, cudaStream_t handle) {
@@ -238,7 +238,7 @@ cudaError_t Runtime::free_async(void* ptr, cudaStream_t handle) {
     allocations_.erase(a);
   };
   submit(*s, cmd);
-  return sticky_;
+  return sticky();
 }
 
 Array* Runtime::make_array(const cudaChannelFormatDesc& desc, std::size_t w, std::size_t h,
@@ -275,7 +275,7 @@ cudaError_t Runtime::free_array(cudaArray_t handle) {
   allocations_.erase(f);
   memory_.free(a->base);
   arrays_.erase(handle);
-  return sticky_;
+  return sticky();
 }
 
 }  // namespace cnuas::cuda

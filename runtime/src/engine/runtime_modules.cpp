@@ -1,4 +1,6 @@
 // Fat binaries and modules, kernels and symbols, launches on the PTX engine.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <iostream>
@@ -30,7 +32,12 @@ Registrations& Registrations::get() {
 Module* Registrations::add_fatbin(const void* wrapper_ptr) {
   auto m = std::make_unique<Module>();
   const auto* wrapper = static_cast<const FatbinWrapper*>(wrapper_ptr);
-  m->origin = fmt::format("fat binary at {}", wrapper_ptr);
+  static const std::string program = [] {
+    char path[4096] = {};
+    const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+    return n > 0 ? std::string(path, static_cast<std::size_t>(n)) : std::string("the program");
+  }();
+  m->origin = "the fat binary of " + program;
   try {
     if (!wrapper || static_cast<std::uint32_t>(wrapper->magic) != kFatbinWrapperMagic)
       throw FatbinError("the registered object is not an nvcc fat binary wrapper");
@@ -183,7 +190,9 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
   if (!f) return record(cudaErrorInvalidDeviceFunction);
   Stream* s = stream(r.stream);
   if (!s) return record(cudaErrorInvalidResourceHandle);
-  if (params.size() != f->param_bytes) return record(cudaErrorInvalidValue);
+  // A packed buffer may carry the tail padding of the host struct it came from.
+  if (params.size() < f->param_bytes) return record(cudaErrorInvalidValue);
+  params.resize(f->param_bytes);
   const std::uint64_t threads = std::uint64_t{r.block.x} * r.block.y * r.block.z;
   if (threads == 0 || threads > 1024 || r.block.z > 64 || r.grid.x == 0 || r.grid.y == 0 ||
       r.grid.z == 0 || r.grid.x > 2147483647u || r.grid.y > 65535 || r.grid.z > 65535)
@@ -213,14 +222,16 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
   Kernel* kernel = &k;
   cmd->start = [this, kernel, config](Command& c) {
     ptx::LaunchStats stats;
-    if (sticky_ == cudaSuccess) {
+    if (fault_ == cudaSuccess) {
       try {
         stats = executor_->launch(*kernel->module->loaded, kernel->name, *config);
       } catch (const ptx::ExecutionError& e) {
-        sticky_ = fault_code(e.what());
+        fault_ = fault_code(e.what());
+        fault_command_ = c.shared_from_this();
         if (log_level_ != "quiet") std::cerr << "cnuas: kernel fault: " << e.what() << "\n";
       } catch (const std::invalid_argument& e) {
-        sticky_ = cudaErrorLaunchFailure;
+        fault_ = cudaErrorLaunchFailure;
+        fault_command_ = c.shared_from_this();
         if (log_level_ != "quiet") std::cerr << "cnuas: launch failed: " << e.what() << "\n";
       }
     }

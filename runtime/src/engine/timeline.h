@@ -21,7 +21,7 @@
 
 namespace cnuas::cuda {
 
-struct Command {
+struct Command : std::enable_shared_from_this<Command> {
   std::string name;
   const Route* route = nullptr;  // nullptr: takes no simulated time
   WorkDims dims;
