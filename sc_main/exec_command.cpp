@@ -51,9 +51,10 @@ int exec_command(const std::vector<std::string>& args) {
   const std::vector<std::string> own(args.begin(), dash);
   po::variables_map vm = parse_command_line(own, opts, nullptr);
   if (vm.count("help")) {
-    std::cout << opts << "\nThe program must be built with nvcc -cudart shared. The same settings "
-                         "as environment variables: CNUAS_PLATFORM, CNUAS_TRACE, CNUAS_STATS, "
-                         "CNUAS_PERFETTO, CNUAS_SET (';'-separated), CNUAS_LOG.\n";
+    std::cout << opts
+              << "\nThe program must be built with nvcc -cudart shared. The same settings "
+                 "as environment variables: CNUAS_PLATFORM, CNUAS_TRACE, CNUAS_STATS, "
+                 "CNUAS_PERFETTO, CNUAS_SET (';'-separated), CNUAS_LOG.\n";
     return 0;
   }
   if (dash == args.end() || dash + 1 == args.end())

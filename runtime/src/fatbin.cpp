@@ -30,23 +30,23 @@ std::string decompress(const std::uint8_t* payload, std::uint64_t stored, std::u
     return text.substr(0, text.find('\0'));  // padded with NULs
   }
   if (uncompressed == 0 || uncompressed > kMaxPtxBytes)
-    throw FatbinError(fmt::format("fatbin entry at offset {}: uncompressed size {} is not plausible",
-                                  at, uncompressed));
+    throw FatbinError(fmt::format(
+        "fatbin entry at offset {}: uncompressed size {} is not plausible", at, uncompressed));
   std::string out(uncompressed, '\0');
   if (flags & kFlagZstd) {
     const std::size_t n = ZSTD_decompress(out.data(), out.size(), payload, stored);
     if (ZSTD_isError(n) || n != uncompressed)
-      throw FatbinError(fmt::format("fatbin entry at offset {}: zstd payload does not decompress "
-                                    "to {} bytes ({})",
-                                    at, uncompressed,
-                                    ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output"));
+      throw FatbinError(
+          fmt::format("fatbin entry at offset {}: zstd payload does not decompress "
+                      "to {} bytes ({})",
+                      at, uncompressed, ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short output"));
   } else {
     const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(payload), out.data(),
                                       static_cast<int>(stored), static_cast<int>(out.size()));
     if (n < 0 || static_cast<std::uint64_t>(n) != uncompressed)
-      throw FatbinError(fmt::format(
-          "fatbin entry at offset {}: LZ4 payload does not decompress to {} bytes", at,
-          uncompressed));
+      throw FatbinError(
+          fmt::format("fatbin entry at offset {}: LZ4 payload does not decompress to {} bytes", at,
+                      uncompressed));
   }
   return out.substr(0, out.find('\0'));
 }
@@ -116,8 +116,8 @@ std::string missing_ptx_advice(const std::vector<FatbinEntry>& entries, unsigned
   std::string found;
   for (const FatbinEntry& e : entries) {
     if (!found.empty()) found += ", ";
-    found += fmt::format("{} {}", e.kind == FatbinEntry::Kind::Ptx ? "PTX compute" : "cubin sm",
-                         e.arch);
+    found +=
+        fmt::format("{} {}", e.kind == FatbinEntry::Kind::Ptx ? "PTX compute" : "cubin sm", e.arch);
   }
   return fmt::format(
       "the program embeds no PTX for compute capability {}.{} or below (it has: {}); the "

@@ -4,22 +4,22 @@
 
 #include <cstdio>
 
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
+#define CHECK(cond)                                                                 \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
       std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      return 1;                                                                  \
-    }                                                                            \
+      return 1;                                                                     \
+    }                                                                               \
   } while (0)
 
-#define CUDA_OK(call)                                                                     \
-  do {                                                                                    \
-    const cudaError_t e_ = (call);                                                        \
-    if (e_ != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "%s:%d: %s -> %s (%s)\n", __FILE__, __LINE__, #call,           \
-                   cudaGetErrorName(e_), cudaGetErrorString(e_));                         \
-      return 1;                                                                           \
-    }                                                                                     \
+#define CUDA_OK(call)                                                           \
+  do {                                                                          \
+    const cudaError_t e_ = (call);                                              \
+    if (e_ != cudaSuccess) {                                                    \
+      std::fprintf(stderr, "%s:%d: %s -> %s (%s)\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorName(e_), cudaGetErrorString(e_));               \
+      return 1;                                                                 \
+    }                                                                           \
   } while (0)
 
 // PCIe Gen4 x16 as the default platform declares it: 16 GT/s per lane, 128b/130b.

@@ -103,10 +103,17 @@ cudaError_t cudaDeviceDisablePeerAccess(int peer) {
 cudaError_t cudaDeviceSetLimit(int limit, std::size_t value) {
   CUDART_ENTER();
   switch (limit) {
-    case 0: rt.stack_bytes = value; return cudaSuccess;
-    case 1: rt.printf_fifo_bytes = value; return cudaSuccess;
-    case 2: rt.heap_bytes = value; return cudaSuccess;
-    default: return rt.record(215);  // cudaErrorUnsupportedLimit
+    case 0:
+      rt.stack_bytes = value;
+      return cudaSuccess;
+    case 1:
+      rt.printf_fifo_bytes = value;
+      return cudaSuccess;
+    case 2:
+      rt.heap_bytes = value;
+      return cudaSuccess;
+    default:
+      return rt.record(215);  // cudaErrorUnsupportedLimit
   }
 }
 
@@ -114,10 +121,17 @@ cudaError_t cudaDeviceGetLimit(std::size_t* value, int limit) {
   CUDART_ENTER();
   if (!value) return rt.record(cudaErrorInvalidValue);
   switch (limit) {
-    case 0: *value = rt.stack_bytes; return cudaSuccess;
-    case 1: *value = rt.printf_fifo_bytes; return cudaSuccess;
-    case 2: *value = rt.heap_bytes; return cudaSuccess;
-    default: return rt.record(215);
+    case 0:
+      *value = rt.stack_bytes;
+      return cudaSuccess;
+    case 1:
+      *value = rt.printf_fifo_bytes;
+      return cudaSuccess;
+    case 2:
+      *value = rt.heap_bytes;
+      return cudaSuccess;
+    default:
+      return rt.record(215);
   }
 }
 

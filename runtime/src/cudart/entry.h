@@ -24,9 +24,9 @@ struct PerThreadDefault {
 
 }  // namespace cnuas::cuda
 
-#define CUDART_ENTER()                                                           \
+#define CUDART_ENTER()                                                               \
   std::lock_guard<std::recursive_mutex> cnuas_guard(::cnuas::cuda::Runtime::lock()); \
-  ::cnuas::cuda::Runtime& rt = ::cnuas::cuda::Runtime::get();                     \
+  ::cnuas::cuda::Runtime& rt = ::cnuas::cuda::Runtime::get();                        \
   if (rt.timeline().in_effect()) return ::cnuas::cuda::kNotPermitted
 
 #define CUDART_ENTER_STICKY() \
@@ -34,9 +34,9 @@ struct PerThreadDefault {
   if (rt.sticky() != cudaSuccess) return rt.sticky()
 
 // Defines NAME_ptsz (or _ptds) forwarding to NAME with the per-thread default stream.
-#define CUDART_PER_THREAD(suffix, ret, name, params, args)   \
-  extern "C" ret name##suffix params {                       \
+#define CUDART_PER_THREAD(suffix, ret, name, params, args)                             \
+  extern "C" ret name##suffix params {                                                 \
     std::lock_guard<std::recursive_mutex> cnuas_guard(::cnuas::cuda::Runtime::lock()); \
     ::cnuas::cuda::PerThreadDefault scope(::cnuas::cuda::Runtime::get());              \
-    return name args;                                        \
+    return name args;                                                                  \
   }

@@ -104,13 +104,14 @@ cudaError_t cudaFuncSetAttribute(const void* func, int attr, int value) {
     cudaDeviceProp p;
     rt.fill_properties(p, rt.current_device());
     const cnuas::ptx::Function* f = rt.function(*k);
-    if (value < 0 || static_cast<std::size_t>(value) + f->static_shared_bytes >
-                         p.sharedMemPerBlockOptin)
+    if (value < 0 ||
+        static_cast<std::size_t>(value) + f->static_shared_bytes > p.sharedMemPerBlockOptin)
       return rt.record(cudaErrorInvalidValue);
     k->max_dynamic_shared = value;
     return cudaSuccess;
   }
-  if (attr == 9) return value >= -1 && value <= 100 ? cudaSuccess : rt.record(cudaErrorInvalidValue);
+  if (attr == 9)
+    return value >= -1 && value <= 100 ? cudaSuccess : rt.record(cudaErrorInvalidValue);
   return rt.unsupported("cudaFuncSetAttribute with this attribute");
 }
 
@@ -122,9 +123,9 @@ cudaError_t cudaFuncSetCacheConfig(const void* func, int) {
 }
 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, const void* func,
-                                                                    int block_size,
-                                                                    std::size_t shared,
-                                                                    unsigned flags) {
+                                                                   int block_size,
+                                                                   std::size_t shared,
+                                                                   unsigned flags) {
   CUDART_ENTER_STICKY();
   if (!blocks || block_size <= 0 || flags > 1) return rt.record(cudaErrorInvalidValue);
   Kernel* k = nullptr;
@@ -147,8 +148,7 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(std::size_t* bytes, const 
   if (const cudaError_t e = rt.kernel(func, &k)) return e;
   cudaDeviceProp p;
   rt.fill_properties(p, rt.current_device());
-  const std::size_t per_block =
-      p.sharedMemPerMultiprocessor / static_cast<std::size_t>(blocks);
+  const std::size_t per_block = p.sharedMemPerMultiprocessor / static_cast<std::size_t>(blocks);
   const std::size_t used = rt.function(*k)->static_shared_bytes + p.reservedSharedMemPerBlock;
   *bytes = per_block > used ? std::min(per_block - used, p.sharedMemPerBlockOptin) : 0;
   return cudaSuccess;
@@ -171,5 +171,5 @@ CUDART_PER_THREAD(_ptsz, cudaError_t, cudaLaunchKernel,
 CUDART_PER_THREAD(_ptsz, cudaError_t, cudaLaunchCooperativeKernel,
                   (const void* f, dim3 g, dim3 b, void** a, std::size_t s, cudaStream_t st),
                   (f, g, b, a, s, st))
-CUDART_PER_THREAD(_ptsz, cudaError_t, cudaLaunchKernelExC,
-                  (const void* c, const void* f, void** a), (c, f, a))
+CUDART_PER_THREAD(_ptsz, cudaError_t, cudaLaunchKernelExC, (const void* c, const void* f, void** a),
+                  (c, f, a))

@@ -10,8 +10,8 @@ namespace {
 
 // A pointer into an array at (x bytes, y row, z slice).
 void* array_at(const Array& a, std::size_t x_bytes, std::size_t y, std::size_t z) {
-  return reinterpret_cast<void*>(a.base + x_bytes + (y + z * std::max<std::size_t>(a.height, 1)) *
-                                                        a.row_bytes());
+  return reinterpret_cast<void*>(a.base + x_bytes +
+                                 (y + z * std::max<std::size_t>(a.height, 1)) * a.row_bytes());
 }
 
 // A 3D copy as one row copy per slice.
@@ -22,7 +22,8 @@ cudaError_t copy_3d(Runtime& rt, const cudaMemcpy3DParms* p, cudaStream_t stream
     return rt.record(cudaErrorInvalidValue);
   const Array* sa = p->srcArray ? rt.array(p->srcArray) : nullptr;
   const Array* da = p->dstArray ? rt.array(p->dstArray) : nullptr;
-  if ((p->srcArray && !sa) || (p->dstArray && !da)) return rt.record(cudaErrorInvalidResourceHandle);
+  if ((p->srcArray && !sa) || (p->dstArray && !da))
+    return rt.record(cudaErrorInvalidResourceHandle);
   // With an array the extent counts elements in x; without, bytes.
   const unsigned texel = sa ? sa->texel_bytes() : da ? da->texel_bytes() : 1;
   const std::size_t width = p->extent.width * texel;
@@ -130,8 +131,7 @@ cudaError_t cudaMallocManaged(void** ptr, std::size_t bytes, unsigned flags) {
   return rt.malloc_host(ptr, bytes, MemoryKind::Managed);
 }
 
-cudaError_t cudaMallocPitch(void** ptr, std::size_t* pitch, std::size_t width,
-                            std::size_t height) {
+cudaError_t cudaMallocPitch(void** ptr, std::size_t* pitch, std::size_t width, std::size_t height) {
   CUDART_ENTER_STICKY();
   if (!pitch) return rt.record(cudaErrorInvalidValue);
   *pitch = (width + 511) / 512 * 512;  // rows aligned like the hardware's texture pitch
@@ -357,9 +357,9 @@ cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, std::size_t w_offset, std::size
   if (!a) return rt.record(cudaErrorInvalidResourceHandle);
   if (w_offset + width > a->row_bytes() || h_offset + height > std::max<std::size_t>(a->height, 1))
     return rt.record(cudaErrorInvalidValue);
-  return rt.copy({array_at(*a, w_offset, h_offset, 0), a->row_bytes(), src, spitch, width, height,
-                  kind},
-                 nullptr, true);
+  return rt.copy(
+      {array_at(*a, w_offset, h_offset, 0), a->row_bytes(), src, spitch, width, height, kind},
+      nullptr, true);
 }
 
 cudaError_t cudaMemcpy2DFromArray(void* dst, std::size_t dpitch, cudaArray_const_t src,
@@ -370,9 +370,9 @@ cudaError_t cudaMemcpy2DFromArray(void* dst, std::size_t dpitch, cudaArray_const
   if (!a) return rt.record(cudaErrorInvalidResourceHandle);
   if (w_offset + width > a->row_bytes() || h_offset + height > std::max<std::size_t>(a->height, 1))
     return rt.record(cudaErrorInvalidValue);
-  return rt.copy({dst, dpitch, array_at(*a, w_offset, h_offset, 0), a->row_bytes(), width, height,
-                  kind},
-                 nullptr, true);
+  return rt.copy(
+      {dst, dpitch, array_at(*a, w_offset, h_offset, 0), a->row_bytes(), width, height, kind},
+      nullptr, true);
 }
 
 cudaError_t cudaMemcpyToArray(cudaArray_t dst, std::size_t w_offset, std::size_t h_offset,
@@ -417,8 +417,7 @@ CUDART_PER_THREAD(_ptds, cudaError_t, cudaMemcpy2D,
                   (dst, dpitch, src, spitch, width, height, kind))
 CUDART_PER_THREAD(_ptsz, cudaError_t, cudaMemcpy2DAsync,
                   (void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
-                   std::size_t width, std::size_t height, cudaMemcpyKind kind,
-                   cudaStream_t stream),
+                   std::size_t width, std::size_t height, cudaMemcpyKind kind, cudaStream_t stream),
                   (dst, dpitch, src, spitch, width, height, kind, stream))
 CUDART_PER_THREAD(_ptds, cudaError_t, cudaMemcpy3D, (const cudaMemcpy3DParms* p), (p))
 CUDART_PER_THREAD(_ptsz, cudaError_t, cudaMemcpy3DAsync,

@@ -39,8 +39,8 @@ void __cudaRegisterFunction(void** handle, const char* host_fun, char* device_fu
   Registrations::get().kernels[host_fun] = k;
 }
 
-void __cudaRegisterVar(void** handle, char* host_var, char* device_address,
-                       const char* device_name, int, std::size_t size, int, int) {
+void __cudaRegisterVar(void** handle, char* host_var, char* device_address, const char* device_name,
+                       int, std::size_t size, int, int) {
   std::lock_guard<std::recursive_mutex> guard(Runtime::lock());
   Variable v;
   v.module = reinterpret_cast<Module*>(handle);
@@ -72,8 +72,7 @@ unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, std::size_t shared,
   return 0;
 }
 
-cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, std::size_t* shared,
-                                       void* stream) {
+cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, std::size_t* shared, void* stream) {
   if (t_configurations.empty()) return cudaErrorMissingConfiguration;
   const CallConfiguration c = t_configurations.back();
   t_configurations.pop_back();

@@ -90,8 +90,7 @@ cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned* flags) {
 cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
   CUDART_ENTER_STICKY();
   Stream* s = rt.stream(stream);
-  if (!s || !priority)
-    return rt.record(s ? cudaErrorInvalidValue : cudaErrorInvalidResourceHandle);
+  if (!s || !priority) return rt.record(s ? cudaErrorInvalidValue : cudaErrorInvalidResourceHandle);
   *priority = s->priority;
   return cudaSuccess;
 }
@@ -212,8 +211,8 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
   if (!a->marker || !b->marker) return rt.record(cudaErrorInvalidResourceHandle);
   if (!rt.timeline().finished(a->marker) || !rt.timeline().finished(b->marker))
     return rt.record(cudaErrorNotReady);
-  const double delta = static_cast<double>(b->marker->done_ps) -
-                       static_cast<double>(a->marker->done_ps);
+  const double delta =
+      static_cast<double>(b->marker->done_ps) - static_cast<double>(a->marker->done_ps);
   *ms = static_cast<float>(delta / 1e9);
   return cudaSuccess;
 }
@@ -322,8 +321,7 @@ CUDART_PER_THREAD(_ptsz, cudaError_t, cudaStreamAddCallback,
 CUDART_PER_THREAD(_ptsz, cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s))
 CUDART_PER_THREAD(_ptsz, cudaError_t, cudaEventRecordWithFlags,
                   (cudaEvent_t e, cudaStream_t s, unsigned f), (e, s, f))
-CUDART_PER_THREAD(_ptsz, cudaError_t, cudaStreamBeginCapture, (cudaStream_t s, int mode),
-                  (s, mode))
+CUDART_PER_THREAD(_ptsz, cudaError_t, cudaStreamBeginCapture, (cudaStream_t s, int mode), (s, mode))
 CUDART_PER_THREAD(_ptsz, cudaError_t, cudaStreamEndCapture, (cudaStream_t s, cudaGraph_t* g),
                   (s, g))
 CUDART_PER_THREAD(_ptsz, cudaError_t, cudaStreamIsCapturing,

@@ -20,10 +20,17 @@ bool texel_format(const cudaChannelFormatDesc& c, ptx::TextureDescriptor& d) {
   d.channels = channels;
   d.channel_bits = static_cast<unsigned>(c.x);
   switch (c.f) {
-    case cudaChannelFormatKindSigned: d.kind = ptx::ChannelKind::Signed; return true;
-    case cudaChannelFormatKindUnsigned: d.kind = ptx::ChannelKind::Unsigned; return true;
-    case cudaChannelFormatKindFloat: d.kind = ptx::ChannelKind::Float; return c.x != 8;
-    default: return false;
+    case cudaChannelFormatKindSigned:
+      d.kind = ptx::ChannelKind::Signed;
+      return true;
+    case cudaChannelFormatKindUnsigned:
+      d.kind = ptx::ChannelKind::Unsigned;
+      return true;
+    case cudaChannelFormatKindFloat:
+      d.kind = ptx::ChannelKind::Float;
+      return c.x != 8;
+    default:
+      return false;
   }
 }
 
@@ -95,8 +102,8 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t* object, const cudaResou
     return rt.record(e);
   }
   for (int i = 0; i < 3; ++i) d.address[i] = static_cast<ptx::AddressMode>(tex->addressMode[i]);
-  d.filter = tex->filterMode == cudaFilterModeLinear ? ptx::FilterMode::Linear
-                                                     : ptx::FilterMode::Point;
+  d.filter =
+      tex->filterMode == cudaFilterModeLinear ? ptx::FilterMode::Linear : ptx::FilterMode::Point;
   if (d.filter == ptx::FilterMode::Linear && d.kind != ptx::ChannelKind::Float &&
       tex->readMode != cudaReadModeNormalizedFloat)
     return rt.record(cudaErrorInvalidFilterSetting);

@@ -48,15 +48,15 @@ int device_of(CUcontext c) {
 
 }  // namespace
 
-#define DRIVER_ENTER()                                                    \
-  std::lock_guard<std::recursive_mutex> cnuas_guard(Runtime::lock());     \
-  if (!g_initialized) return kNotInitialized;                             \
-  Runtime& rt = Runtime::get();                                           \
-  if (rt.timeline().in_effect()) return kNotPermitted;                    \
+#define DRIVER_ENTER()                                                \
+  std::lock_guard<std::recursive_mutex> cnuas_guard(Runtime::lock()); \
+  if (!g_initialized) return kNotInitialized;                         \
+  Runtime& rt = Runtime::get();                                       \
+  if (rt.timeline().in_effect()) return kNotPermitted;                \
   if (rt.sticky() != cudaSuccess) return driver_code(rt.sticky())
 
-#define DRIVER_NEEDS_CONTEXT()                           \
-  if (t_context_device < 0) return kInvalidContext;      \
+#define DRIVER_NEEDS_CONTEXT()                      \
+  if (t_context_device < 0) return kInvalidContext; \
   rt.set_device(t_context_device)
 
 extern "C" {
@@ -297,7 +297,7 @@ CUresult cuMemGetInfo_v2(std::size_t* free_bytes, std::size_t* total) {
 }
 
 static CUresult copy_bytes(void* dst, const void* src, std::size_t n, int kind, CUstream stream,
-                     bool synchronous) {
+                           bool synchronous) {
   DRIVER_ENTER();
   DRIVER_NEEDS_CONTEXT();
   return driver_code(
@@ -309,17 +309,18 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, std::size_t n) {
 }
 
 CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, std::size_t n) {
-  return copy_bytes(dst, reinterpret_cast<const void*>(src), n, cudaMemcpyDeviceToHost, nullptr, true);
+  return copy_bytes(dst, reinterpret_cast<const void*>(src), n, cudaMemcpyDeviceToHost, nullptr,
+                    true);
 }
 
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, std::size_t n) {
   return copy_bytes(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n,
-              cudaMemcpyDeviceToDevice, nullptr, false);
+                    cudaMemcpyDeviceToDevice, nullptr, false);
 }
 
 CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, std::size_t n) {
   return copy_bytes(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n,
-              cudaMemcpyDefault, nullptr, true);
+                    cudaMemcpyDefault, nullptr, true);
 }
 
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, std::size_t n, CUstream s) {
@@ -330,8 +331,8 @@ CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, std::size_t n, CUstrea
   return copy_bytes(dst, reinterpret_cast<const void*>(src), n, cudaMemcpyDeviceToHost, s, false);
 }
 
-static CUresult set_bytes(CUdeviceptr dst, unsigned value, std::size_t n, unsigned bytes, CUstream s,
-                       bool synchronous) {
+static CUresult set_bytes(CUdeviceptr dst, unsigned value, std::size_t n, unsigned bytes,
+                          CUstream s, bool synchronous) {
   DRIVER_ENTER();
   DRIVER_NEEDS_CONTEXT();
   return driver_code(rt.memset(reinterpret_cast<void*>(dst), n * bytes, static_cast<int>(value), n,
@@ -373,9 +374,12 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   std::size_t size = 0;
   for (void** e = extra; e && *e; e += 2) {
     const auto tag = reinterpret_cast<std::uintptr_t>(e[0]);
-    if (tag == 1) buffer = e[1];
-    else if (tag == 2) size = *static_cast<std::size_t*>(e[1]);
-    else return kInvalidValue;
+    if (tag == 1)
+      buffer = e[1];
+    else if (tag == 2)
+      size = *static_cast<std::size_t*>(e[1]);
+    else
+      return kInvalidValue;
   }
   if (extra && !buffer) return kInvalidValue;
   const auto* bytes = static_cast<const std::uint8_t*>(buffer);
@@ -475,9 +479,8 @@ CUresult cuEventElapsedTime_v2(float* ms, CUevent start, CUevent end) {
   if (!ms) return kInvalidValue;
   if (!a || !b || !a->marker || !b->marker) return kInvalidHandle;
   if (!rt.timeline().finished(a->marker) || !rt.timeline().finished(b->marker)) return 600;
-  *ms = static_cast<float>((static_cast<double>(b->marker->done_ps) -
-                            static_cast<double>(a->marker->done_ps)) /
-                           1e9);
+  *ms = static_cast<float>(
+      (static_cast<double>(b->marker->done_ps) - static_cast<double>(a->marker->done_ps)) / 1e9);
   return kSuccess;
 }
 

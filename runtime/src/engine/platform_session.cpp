@@ -15,8 +15,8 @@ unsigned parse_arch(const std::string& text, const SourceLocation& where) {
   char dot = 0;
   if (std::sscanf(text.c_str(), "%u%c%u", &major, &dot, &minor) != 3 || dot != '.' || minor > 9 ||
       major == 0 || major > 20)
-    throw InputError(where, fmt::format("compute_capability '{}' is not MAJOR.MINOR (e.g. 9.0)",
-                                        text));
+    throw InputError(where,
+                     fmt::format("compute_capability '{}' is not MAJOR.MINOR (e.g. 9.0)", text));
   return major * 10 + minor;
 }
 
@@ -39,9 +39,9 @@ PlatformSession::PlatformSession(const SessionOptions& options) {
   for (const ElementInstance& e : platform.elements) {
     if (e.type == "cnuas.host_cpu" && host_.empty()) host_ = e.name;
     if (e.type != "cnuas.gpu") continue;
-    const ParamSet params = resolve_params(*Registry::instance().find(e.type)->schema, e.values,
-                                           fmt::format("element '{}' ({})", e.name, e.type),
-                                           e.where);
+    const ParamSet params =
+        resolve_params(*Registry::instance().find(e.type)->schema, e.values,
+                       fmt::format("element '{}' ({})", e.name, e.type), e.where);
     DeviceDesc d;
     d.element = e.name;
     d.name = params.text("device_name");

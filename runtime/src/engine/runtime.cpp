@@ -235,38 +235,106 @@ cudaError_t Runtime::attribute(int* value, int attr, int device) const {
   fill_properties(p, device);
   const DeviceDesc& d = devices_[static_cast<std::size_t>(device)].desc;
   switch (attr) {
-    case 1: *value = p.maxThreadsPerBlock; return cudaSuccess;
-    case 2: case 3: case 4: *value = p.maxThreadsDim[attr - 2]; return cudaSuccess;
-    case 5: case 6: case 7: *value = p.maxGridSize[attr - 5]; return cudaSuccess;
-    case 8: *value = static_cast<int>(p.sharedMemPerBlock); return cudaSuccess;
-    case 9: *value = static_cast<int>(p.totalConstMem); return cudaSuccess;
-    case 10: *value = 32; return cudaSuccess;
-    case 12: *value = p.regsPerBlock; return cudaSuccess;
-    case 13: *value = static_cast<int>(d.clock_khz); return cudaSuccess;
-    case 14: *value = static_cast<int>(p.textureAlignment); return cudaSuccess;
-    case 16: *value = p.multiProcessorCount; return cudaSuccess;
-    case 19: *value = 1; return cudaSuccess;
-    case 31: *value = 1; return cudaSuccess;
-    case 33: *value = p.pciBusID; return cudaSuccess;
-    case 37: *value = p.memoryBusWidth; return cudaSuccess;
-    case 38: *value = p.l2CacheSize; return cudaSuccess;
-    case 39: *value = p.maxThreadsPerMultiProcessor; return cudaSuccess;
-    case 40: *value = p.asyncEngineCount; return cudaSuccess;
-    case 41: *value = 1; return cudaSuccess;
-    case 75: *value = p.major; return cudaSuccess;
-    case 76: *value = p.minor; return cudaSuccess;
-    case 78: *value = 1; return cudaSuccess;
-    case 81: *value = static_cast<int>(p.sharedMemPerMultiprocessor); return cudaSuccess;
-    case 82: *value = p.regsPerMultiprocessor; return cudaSuccess;
-    case 83: *value = 1; return cudaSuccess;
-    case 89: *value = 1; return cudaSuccess;
-    case 95: *value = 1; return cudaSuccess;
-    case 97: *value = static_cast<int>(p.sharedMemPerBlockOptin); return cudaSuccess;
-    case 106: *value = p.maxBlocksPerMultiProcessor; return cudaSuccess;
-    case 111: *value = static_cast<int>(p.reservedSharedMemPerBlock); return cudaSuccess;
-    case 115: *value = 1; return cudaSuccess;
-    case 120: *value = p.clusterLaunch; return cudaSuccess;
-    default: *value = 0; return cudaSuccess;  // features the simulated part does not have
+    case 1:
+      *value = p.maxThreadsPerBlock;
+      return cudaSuccess;
+    case 2:
+    case 3:
+    case 4:
+      *value = p.maxThreadsDim[attr - 2];
+      return cudaSuccess;
+    case 5:
+    case 6:
+    case 7:
+      *value = p.maxGridSize[attr - 5];
+      return cudaSuccess;
+    case 8:
+      *value = static_cast<int>(p.sharedMemPerBlock);
+      return cudaSuccess;
+    case 9:
+      *value = static_cast<int>(p.totalConstMem);
+      return cudaSuccess;
+    case 10:
+      *value = 32;
+      return cudaSuccess;
+    case 12:
+      *value = p.regsPerBlock;
+      return cudaSuccess;
+    case 13:
+      *value = static_cast<int>(d.clock_khz);
+      return cudaSuccess;
+    case 14:
+      *value = static_cast<int>(p.textureAlignment);
+      return cudaSuccess;
+    case 16:
+      *value = p.multiProcessorCount;
+      return cudaSuccess;
+    case 19:
+      *value = 1;
+      return cudaSuccess;
+    case 31:
+      *value = 1;
+      return cudaSuccess;
+    case 33:
+      *value = p.pciBusID;
+      return cudaSuccess;
+    case 37:
+      *value = p.memoryBusWidth;
+      return cudaSuccess;
+    case 38:
+      *value = p.l2CacheSize;
+      return cudaSuccess;
+    case 39:
+      *value = p.maxThreadsPerMultiProcessor;
+      return cudaSuccess;
+    case 40:
+      *value = p.asyncEngineCount;
+      return cudaSuccess;
+    case 41:
+      *value = 1;
+      return cudaSuccess;
+    case 75:
+      *value = p.major;
+      return cudaSuccess;
+    case 76:
+      *value = p.minor;
+      return cudaSuccess;
+    case 78:
+      *value = 1;
+      return cudaSuccess;
+    case 81:
+      *value = static_cast<int>(p.sharedMemPerMultiprocessor);
+      return cudaSuccess;
+    case 82:
+      *value = p.regsPerMultiprocessor;
+      return cudaSuccess;
+    case 83:
+      *value = 1;
+      return cudaSuccess;
+    case 89:
+      *value = 1;
+      return cudaSuccess;
+    case 95:
+      *value = 1;
+      return cudaSuccess;
+    case 97:
+      *value = static_cast<int>(p.sharedMemPerBlockOptin);
+      return cudaSuccess;
+    case 106:
+      *value = p.maxBlocksPerMultiProcessor;
+      return cudaSuccess;
+    case 111:
+      *value = static_cast<int>(p.reservedSharedMemPerBlock);
+      return cudaSuccess;
+    case 115:
+      *value = 1;
+      return cudaSuccess;
+    case 120:
+      *value = p.clusterLaunch;
+      return cudaSuccess;
+    default:
+      *value = 0;
+      return cudaSuccess;  // features the simulated part does not have
   }
 }
 

@@ -36,7 +36,9 @@ struct Array {
   std::size_t width = 0, height = 0, depth = 0;  // depth = layers for layered arrays
   unsigned flags = 0;
   int device = 0;
-  unsigned texel_bytes() const { return static_cast<unsigned>((desc.x + desc.y + desc.z + desc.w) / 8); }
+  unsigned texel_bytes() const {
+    return static_cast<unsigned>((desc.x + desc.y + desc.z + desc.w) / 8);
+  }
   std::size_t row_bytes() const { return width * texel_bytes(); }
 };
 
@@ -44,8 +46,8 @@ struct Array {
 // loaded into device memory on first use.
 struct Module {
   std::vector<FatbinEntry> entries;
-  std::string ptx;          // set for PTX given directly
-  std::string origin;       // for messages: "fatbin 0x...", "cuModuleLoadData"
+  std::string ptx;     // set for PTX given directly
+  std::string origin;  // for messages: "fatbin 0x...", "cuModuleLoadData"
   std::shared_ptr<const ptx::Module> parsed;
   std::unique_ptr<ptx::LoadedModule> loaded;
   std::string error;  // why it cannot load, once tried

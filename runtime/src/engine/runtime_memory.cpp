@@ -89,10 +89,9 @@ cudaError_t Runtime::register_host(void* ptr, std::size_t bytes) {
 cudaError_t Runtime::free(void* ptr, MemoryKind expect) {
   if (!ptr) return cudaSuccess;
   auto f = allocations_.find(address(ptr));
-  const bool matches =
-      f != allocations_.end() &&
-      (f->second.kind == expect ||
-       (expect == MemoryKind::Device && f->second.kind == MemoryKind::Managed));
+  const bool matches = f != allocations_.end() &&
+                       (f->second.kind == expect ||
+                        (expect == MemoryKind::Device && f->second.kind == MemoryKind::Managed));
   if (!matches)
     return record(expect == MemoryKind::Registered ? cudaErrorHostMemoryNotRegistered
                                                    : cudaErrorInvalidValue);
@@ -152,12 +151,14 @@ cudaError_t Runtime::copy(const Copy& c, cudaStream_t handle, bool synchronous) 
   // Each side must be what the direction says, and device ranges must lie
   // inside one allocation.
   const MemoryKind dk = kind_of(c.dst, nullptr), sk = kind_of(c.src, nullptr);
-  const bool dst_device_kind = c.kind == cudaMemcpyHostToDevice || c.kind == cudaMemcpyDeviceToDevice;
-  const bool src_device_kind = c.kind == cudaMemcpyDeviceToHost || c.kind == cudaMemcpyDeviceToDevice;
+  const bool dst_device_kind =
+      c.kind == cudaMemcpyHostToDevice || c.kind == cudaMemcpyDeviceToDevice;
+  const bool src_device_kind =
+      c.kind == cudaMemcpyDeviceToHost || c.kind == cudaMemcpyDeviceToDevice;
   if ((dst_device_kind && !device_side(dk)) || (src_device_kind && !device_side(sk)))
     return record(cudaErrorInvalidValue);
-  std::uint8_t* dst = device_side(dk) ? memory_.find(address(c.dst), dst_span)
-                                      : static_cast<std::uint8_t*>(c.dst);
+  std::uint8_t* dst =
+      device_side(dk) ? memory_.find(address(c.dst), dst_span) : static_cast<std::uint8_t*>(c.dst);
   const std::uint8_t* src = device_side(sk) ? memory_.find(address(c.src), src_span)
                                             : static_cast<const std::uint8_t*>(c.src);
   if (!dst || !src) return record(cudaErrorInvalidValue);
@@ -250,8 +251,8 @@ Array* Runtime::make_array(const cudaChannelFormatDesc& desc, std::size_t w, std
   a->depth = d;
   a->flags = flags;
   a->device = current_device();
-  const std::size_t bytes = w * std::max<std::size_t>(h, 1) * std::max<std::size_t>(d, 1) *
-                            a->texel_bytes();
+  const std::size_t bytes =
+      w * std::max<std::size_t>(h, 1) * std::max<std::size_t>(d, 1) * a->texel_bytes();
   a->base = memory_.allocate(bytes, 512);
   allocations_[a->base] = {a->base, bytes, a->device, MemoryKind::Array};
   device(a->device).allocated += bytes;

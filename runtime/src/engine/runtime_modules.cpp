@@ -198,8 +198,9 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
       r.grid.z == 0 || r.grid.x > 2147483647u || r.grid.y > 65535 || r.grid.z > 65535)
     return record(cudaErrorInvalidConfiguration);
   const std::size_t max_dynamic =
-      k.max_dynamic_shared >= 0 ? static_cast<std::size_t>(k.max_dynamic_shared)
-                                : (48u << 10) - std::min<std::size_t>(f->static_shared_bytes, 48u << 10);
+      k.max_dynamic_shared >= 0
+          ? static_cast<std::size_t>(k.max_dynamic_shared)
+          : (48u << 10) - std::min<std::size_t>(f->static_shared_bytes, 48u << 10);
   if (r.shared > max_dynamic) return record(cudaErrorInvalidValue);
   if (r.cooperative) {
     const int per_sm = max_active_blocks(k, static_cast<int>(threads), r.shared);
@@ -252,9 +253,10 @@ cudaError_t Runtime::func_attributes(Kernel& k, cudaFuncAttributes* a) {
     if (v.space == ptx::Space::Const) constant += v.size;
   a->constSizeBytes = constant;
   a->localSizeBytes = f->local_bytes;
-  const std::uint32_t declared = f->max_threads[0] ? f->max_threads[0] * std::max(1u, f->max_threads[1]) *
-                                                         std::max(1u, f->max_threads[2])
-                                                   : 1024;
+  const std::uint32_t declared =
+      f->max_threads[0]
+          ? f->max_threads[0] * std::max(1u, f->max_threads[1]) * std::max(1u, f->max_threads[2])
+          : 1024;
   a->maxThreadsPerBlock = static_cast<int>(std::min<std::uint32_t>(declared, 1024));
   a->numRegs = kAssumedRegisters;
   unsigned major = 0, minor = 0;
@@ -264,7 +266,8 @@ cudaError_t Runtime::func_attributes(Kernel& k, cudaFuncAttributes* a) {
   a->maxDynamicSharedSizeBytes =
       k.max_dynamic_shared >= 0
           ? k.max_dynamic_shared
-          : static_cast<int>((48u << 10) - std::min<std::size_t>(f->static_shared_bytes, 48u << 10));
+          : static_cast<int>((48u << 10) -
+                             std::min<std::size_t>(f->static_shared_bytes, 48u << 10));
   a->requiredClusterWidth = static_cast<int>(f->cluster_dims[0] > 1 ? f->cluster_dims[0] : 0);
   a->requiredClusterHeight = static_cast<int>(f->cluster_dims[0] > 1 ? f->cluster_dims[1] : 0);
   a->requiredClusterDepth = static_cast<int>(f->cluster_dims[0] > 1 ? f->cluster_dims[2] : 0);
@@ -284,8 +287,8 @@ int Runtime::max_active_blocks(Kernel& k, int block, std::size_t dynamic_shared)
   blocks = std::min(blocks, p.regsPerMultiprocessor / (warps * 32 * kAssumedRegisters));
   const std::size_t shared = f->static_shared_bytes + dynamic_shared;
   if (shared > 0)
-    blocks = std::min<int>(
-        blocks, static_cast<int>(p.sharedMemPerMultiprocessor / (shared + p.reservedSharedMemPerBlock)));
+    blocks = std::min<int>(blocks, static_cast<int>(p.sharedMemPerMultiprocessor /
+                                                    (shared + p.reservedSharedMemPerBlock)));
   return std::max(blocks, 0);
 }
 

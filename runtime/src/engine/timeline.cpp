@@ -39,8 +39,7 @@ void Timeline::submit(Stream& s, CommandPtr cmd) {
   for (Stream* other : streams_) {
     if (other == &s || other->device != s.device || !other->last) continue;
     const bool blocking = !(other->flags & 1u);
-    if ((s.legacy && blocking) || (other->legacy && !(s.flags & 1u)))
-      deps.push_back(other->last);
+    if ((s.legacy && blocking) || (other->legacy && !(s.flags & 1u))) deps.push_back(other->last);
   }
   cmd->submit_ps = host_ps_;
   cmd->ready_ps = host_ps_;

@@ -65,7 +65,9 @@ class Timeline {
   // The host spends `ps` (a poll); the platform runs up to the new host time.
   void spend(std::uint64_t ps);
   // Whether `cmd` has finished by the host's current time.
-  bool finished(const CommandPtr& cmd) const { return !cmd || (cmd->done && cmd->done_ps <= host_ps_); }
+  bool finished(const CommandPtr& cmd) const {
+    return !cmd || (cmd->done && cmd->done_ps <= host_ps_);
+  }
   std::uint64_t host_ps() const { return host_ps_; }
   // True while a command's functional effect runs (a host callback must not
   // call back into CUDA).
