@@ -43,8 +43,9 @@ int dispatch(const std::vector<std::string>& args) {
   if (command == "calibrate") return cnuas::cli::calibrate_command(rest);
   if (command == "ptx") return cnuas::cli::ptx_command(rest);
   if (command == "exec") return cnuas::cli::exec_command(rest);
-  throw cnuas::InputError("unknown command '" + command +
-                          "'; commands: run, validate, list-models, describe, calibrate, ptx, exec");
+  throw cnuas::InputError(
+      "unknown command '" + command +
+      "'; commands: run, validate, list-models, describe, calibrate, ptx, exec");
 }
 
 }  // namespace
