@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "core/driver.h"
-#include "core/program_driver.h"
 #include "core/element.h"
 #include "core/platform.h"
 #include "core/platform_module.h"
 #include "core/power.h"
+#include "core/program_driver.h"
 #include "core/topology.h"
 #include "core/workload.h"
 

@@ -35,9 +35,9 @@ Gpu::Gpu(sc_core::sc_module_name name, const ParamSet& params)
     : Element(name, params, static_cast<std::uint32_t>(params.integer("lanes"))),
       ps_per_flop_(ps_per_second() / params.quantity("peak_rate")),
       ps_per_byte_(Rational(8) * ps_per_second() / params.quantity("memory_bandwidth")),
-      ps_per_warp_instruction_(ps_per_second() /
-                               (params.quantity("sm_clock") *
-                                Rational(params.integer("sm_count") * params.integer("issue_width")))),
+      ps_per_warp_instruction_(
+          ps_per_second() / (params.quantity("sm_clock") *
+                             Rational(params.integer("sm_count") * params.integer("issue_width")))),
       launch_ps_(params.quantity("launch_overhead")) {}
 
 std::uint64_t Gpu::service_ps(const Stage& stage) {
