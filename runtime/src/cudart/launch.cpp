@@ -35,6 +35,17 @@ cudaError_t launch(Runtime& rt, const void* func, const LaunchRequest& r, void**
   return rt.launch(*k, r, args);
 }
 
+LaunchRequest request(dim3 grid, dim3 block, std::size_t shared, cudaStream_t stream,
+                      bool cooperative) {
+  LaunchRequest r;
+  r.grid = grid;
+  r.block = block;
+  r.shared = shared;
+  r.stream = stream;
+  r.cooperative = cooperative;
+  return r;
+}
+
 }  // namespace
 
 extern "C" {
@@ -42,35 +53,21 @@ extern "C" {
 cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args,
                              std::size_t shared, cudaStream_t stream) {
   CUDART_ENTER_STICKY();
-  LaunchRequest r;
-  r.grid = grid;
-  r.block = block;
-  r.shared = shared;
-  r.stream = stream;
-  return launch(rt, func, r, args);
+  return launch(rt, func, request(grid, block, shared, stream, false), args);
 }
 
 cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args,
                                         std::size_t shared, cudaStream_t stream) {
   CUDART_ENTER_STICKY();
-  LaunchRequest r;
-  r.grid = grid;
-  r.block = block;
-  r.shared = shared;
-  r.stream = stream;
-  r.cooperative = true;
-  return launch(rt, func, r, args);
+  return launch(rt, func, request(grid, block, shared, stream, true), args);
 }
 
 cudaError_t cudaLaunchKernelExC(const void* config_ptr, const void* func, void** args) {
   CUDART_ENTER_STICKY();
   const auto* config = static_cast<const LaunchConfigAbi*>(config_ptr);
   if (!config) return rt.record(cudaErrorInvalidValue);
-  LaunchRequest r;
-  r.grid = config->grid;
-  r.block = config->block;
-  r.shared = config->dynamic_shared;
-  r.stream = config->stream;
+  LaunchRequest r =
+      request(config->grid, config->block, config->dynamic_shared, config->stream, false);
   for (unsigned i = 0; i < config->num_attrs; ++i) {
     const LaunchAttribute& a = config->attrs[i];
     if (a.id == kAttributeIgnore) continue;

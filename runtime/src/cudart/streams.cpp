@@ -7,10 +7,6 @@ using namespace cnuas::cuda;
 
 namespace {
 
-// A poll (cudaStreamQuery, cudaEventQuery) costs the host this much simulated
-// time, so that a program spinning on one sees the device make progress.
-constexpr std::uint64_t kPollPs = 1'000'000;  // 1 us
-
 struct Graph {
   std::vector<CommandPtr> nodes;  // in stream order
 };
@@ -116,9 +112,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
   CUDART_ENTER_STICKY();
   Stream* s = rt.stream(stream);
   if (!s) return rt.record(cudaErrorInvalidResourceHandle);
-  if (rt.timeline().finished(s->last)) return cudaSuccess;
-  rt.timeline().spend(kPollPs);
-  return rt.timeline().finished(s->last) ? cudaSuccess : cudaErrorNotReady;
+  return rt.poll(s->last) ? cudaSuccess : cudaErrorNotReady;
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned) {
@@ -169,11 +163,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   Event* e = rt.event(event);
   Stream* s = rt.stream(stream);
   if (!e || !s) return rt.record(cudaErrorInvalidResourceHandle);
-  auto marker = std::make_shared<Command>();
-  marker->name = "event";
-  e->marker = marker;
-  e->device = s->device;
-  rt.submit(*s, marker);
+  rt.record_event(*e, *s);
   return cudaSuccess;
 }
 
@@ -186,9 +176,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
   CUDART_ENTER_STICKY();
   Event* e = rt.event(event);
   if (!e) return rt.record(cudaErrorInvalidResourceHandle);
-  if (rt.timeline().finished(e->marker)) return cudaSuccess;
-  rt.timeline().spend(kPollPs);
-  return rt.timeline().finished(e->marker) ? cudaSuccess : cudaErrorNotReady;
+  return rt.poll(e->marker) ? cudaSuccess : cudaErrorNotReady;
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
@@ -202,19 +190,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
 // Simulated milliseconds between the two events' completions.
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   CUDART_ENTER_STICKY();
-  Event* a = rt.event(start);
-  Event* b = rt.event(end);
-  if (!ms) return rt.record(cudaErrorInvalidValue);
-  if (!a || !b) return rt.record(cudaErrorInvalidResourceHandle);
-  if ((a->flags | b->flags) & cudaEventDisableTiming)
-    return rt.record(cudaErrorInvalidResourceHandle);
-  if (!a->marker || !b->marker) return rt.record(cudaErrorInvalidResourceHandle);
-  if (!rt.timeline().finished(a->marker) || !rt.timeline().finished(b->marker))
-    return rt.record(cudaErrorNotReady);
-  const double delta =
-      static_cast<double>(b->marker->done_ps) - static_cast<double>(a->marker->done_ps);
-  *ms = static_cast<float>(delta / 1e9);
-  return cudaSuccess;
+  return rt.elapsed_ms(rt.event(start), rt.event(end), ms);
 }
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, int mode) {

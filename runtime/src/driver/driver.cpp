@@ -414,9 +414,7 @@ CUresult cuStreamQuery(CUstream stream) {
   DRIVER_NEEDS_CONTEXT();
   Stream* s = rt.stream(reinterpret_cast<cudaStream_t>(stream));
   if (!s) return kInvalidHandle;
-  if (rt.timeline().finished(s->last)) return kSuccess;
-  rt.timeline().spend(1'000'000);
-  return rt.timeline().finished(s->last) ? kSuccess : 600;
+  return rt.poll(s->last) ? kSuccess : 600;  // CUDA_ERROR_NOT_READY
 }
 
 CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned) {
@@ -448,10 +446,7 @@ CUresult cuEventRecord(CUevent event, CUstream stream) {
   Event* e = rt.event(reinterpret_cast<cudaEvent_t>(event));
   Stream* s = rt.stream(reinterpret_cast<cudaStream_t>(stream));
   if (!e || !s) return kInvalidHandle;
-  auto marker = std::make_shared<Command>();
-  marker->name = "event";
-  e->marker = marker;
-  rt.submit(*s, marker);
+  rt.record_event(*e, *s);
   return kSuccess;
 }
 
@@ -467,21 +462,13 @@ CUresult cuEventQuery(CUevent event) {
   DRIVER_ENTER();
   Event* e = rt.event(reinterpret_cast<cudaEvent_t>(event));
   if (!e) return kInvalidHandle;
-  if (rt.timeline().finished(e->marker)) return kSuccess;
-  rt.timeline().spend(1'000'000);
-  return rt.timeline().finished(e->marker) ? kSuccess : 600;
+  return rt.poll(e->marker) ? kSuccess : 600;
 }
 
 CUresult cuEventElapsedTime_v2(float* ms, CUevent start, CUevent end) {
   DRIVER_ENTER();
-  Event* a = rt.event(reinterpret_cast<cudaEvent_t>(start));
-  Event* b = rt.event(reinterpret_cast<cudaEvent_t>(end));
-  if (!ms) return kInvalidValue;
-  if (!a || !b || !a->marker || !b->marker) return kInvalidHandle;
-  if (!rt.timeline().finished(a->marker) || !rt.timeline().finished(b->marker)) return 600;
-  *ms = static_cast<float>(
-      (static_cast<double>(b->marker->done_ps) - static_cast<double>(a->marker->done_ps)) / 1e9);
-  return kSuccess;
+  return driver_code(rt.elapsed_ms(rt.event(reinterpret_cast<cudaEvent_t>(start)),
+                                   rt.event(reinterpret_cast<cudaEvent_t>(end)), ms));
 }
 
 CUresult cuEventElapsedTime(float* ms, CUevent start, CUevent end) {

@@ -422,4 +422,35 @@ cudaError_t Runtime::synchronize_device() {
   return sticky();
 }
 
+void Runtime::record_event(Event& e, Stream& s) {
+  auto marker = std::make_shared<Command>();
+  marker->name = "event";
+  e.marker = marker;
+  e.device = s.device;
+  submit(s, marker);
+}
+
+// A poll (cudaStreamQuery, cudaEventQuery) costs the host this much simulated
+// time, so that a program spinning on one sees the device make progress.
+constexpr std::uint64_t kPollPs = 1'000'000;  // 1 us
+
+bool Runtime::poll(const CommandPtr& c) {
+  if (timeline_->finished(c)) return true;
+  timeline_->spend(kPollPs);
+  return timeline_->finished(c);
+}
+
+cudaError_t Runtime::elapsed_ms(Event* start, Event* end, float* ms) {
+  if (!ms) return record(cudaErrorInvalidValue);
+  if (!start || !end || !start->marker || !end->marker ||
+      ((start->flags | end->flags) & cudaEventDisableTiming))
+    return record(cudaErrorInvalidResourceHandle);
+  if (!timeline_->finished(start->marker) || !timeline_->finished(end->marker))
+    return record(cudaErrorNotReady);
+  const double delta =
+      static_cast<double>(end->marker->done_ps) - static_cast<double>(start->marker->done_ps);
+  *ms = static_cast<float>(delta / 1e9);
+  return cudaSuccess;
+}
+
 }  // namespace cnuas::cuda

@@ -179,6 +179,12 @@ class Runtime {
   Event* create_event(unsigned flags);
   cudaError_t destroy_event(cudaEvent_t e);
   cudaError_t synchronize_device();
+  // Shared by the runtime and driver entry points.
+  void record_event(Event& e, Stream& s);
+  // Whether `c` has finished; a negative answer costs the host one poll.
+  bool poll(const CommandPtr& c);
+  // Simulated milliseconds between two recorded, finished events.
+  cudaError_t elapsed_ms(Event* start, Event* end, float* ms);
   bool per_thread_default = false;  // set by the _ptsz / _ptds entry points for one call
 
   // Stack and heap limits (cudaDeviceSetLimit).
