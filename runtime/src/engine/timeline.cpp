@@ -62,8 +62,8 @@ void Timeline::drain() {
   if (draining_) return;
   draining_ = true;
   while (!ready_.empty()) {
-    CommandPtr cmd = ready_.front();
-    ready_.erase(ready_.begin());
+    CommandPtr cmd = std::move(ready_.front());
+    ready_.pop_front();
     release(cmd);
   }
   draining_ = false;

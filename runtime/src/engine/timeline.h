@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -82,7 +83,7 @@ class Timeline {
 
   PlatformSession& session_;
   std::vector<Stream*> streams_;
-  std::vector<CommandPtr> ready_;
+  std::deque<CommandPtr> ready_;  // released in the order they became ready
   bool draining_ = false;
   std::uint64_t host_ps_ = 0;
   std::uint64_t next_id_ = 1;
