@@ -152,8 +152,8 @@ cudaError_t Runtime::peek_last_error() const {
 cudaError_t Runtime::unsupported(const char* function) {
   if (unsupported_named_.insert(function).second && log_level_ != "quiet")
     std::cerr << "cnuas: " << function
-              << " is not supported by the simulated CUDA runtime; it returns "
-                 "cudaErrorNotSupported\n";
+              << " is not supported by the simulator; it returns not-supported "
+                 "(cudaErrorNotSupported, CUDA_ERROR_NOT_SUPPORTED)\n";
   return record(cudaErrorNotSupported);
 }
 
@@ -370,10 +370,6 @@ Stream* Runtime::stream(cudaStream_t s) {
   if (v == 2) return d.per_thread.get();
   Stream* p = reinterpret_cast<Stream*>(s);
   return streams_.count(p) ? p : nullptr;
-}
-
-Stream* resolve_stream(Runtime& rt, cudaStream_t s) {
-  return rt.stream(s);
 }
 
 Stream* Runtime::create_stream(unsigned flags, int priority) {

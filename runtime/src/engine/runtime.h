@@ -197,8 +197,8 @@ class Runtime {
 
  private:
   Runtime();
-  std::uint64_t route_copy(Command& c, const void* dst, const void* src, std::size_t bytes,
-                           int stream_device, const char* name);
+  // Names the copy by direction and picks its route and work.
+  void route_copy(Command& c, const void* dst, const void* src, std::size_t bytes);
 
   std::unique_ptr<PlatformSession> session_;
   std::unique_ptr<Timeline> timeline_;
@@ -229,8 +229,5 @@ struct Registrations {
   static Registrations& get();
   Module* add_fatbin(const void* wrapper);
 };
-
-// Helpers for entry points.
-Stream* resolve_stream(Runtime& rt, cudaStream_t s);
 
 }  // namespace cnuas::cuda

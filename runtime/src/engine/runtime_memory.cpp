@@ -106,8 +106,7 @@ cudaError_t Runtime::free(void* ptr, MemoryKind expect) {
   return sticky();
 }
 
-std::uint64_t Runtime::route_copy(Command& c, const void* dst, const void* src, std::size_t bytes,
-                                  int stream_device, const char* name) {
+void Runtime::route_copy(Command& c, const void* dst, const void* src, std::size_t bytes) {
   int dd = 0, sd = 0;
   const MemoryKind dk = kind_of(dst, &dd), sk = kind_of(src, &sd);
   const bool dst_gpu = dk == MemoryKind::Device || dk == MemoryKind::Array;
@@ -117,26 +116,24 @@ std::uint64_t Runtime::route_copy(Command& c, const void* dst, const void* src, 
   c.dims.set(WorkDim::Bytes, bytes);
   if (dst_gpu && src_gpu) {
     if (dd == sd) {
-      c.name = std::string(name) + " DtoD";
+      c.name = "memcpy DtoD";
       c.route = &session_->local(gpu(dd));
       c.dims.set(WorkDim::Bytes, 2 * bytes);  // read and write HBM
     } else {
-      c.name = std::string(name) + " PtoP";
+      c.name = "memcpy PtoP";
       c.route = &session_->route(gpu(sd), gpu(dd));
     }
   } else if (dst_gpu) {
-    c.name = std::string(name) + " HtoD";
+    c.name = "memcpy HtoD";
     c.route = &session_->route(host, gpu(dd));
     c.read = true;  // the copy engine reads host memory over PCIe
   } else if (src_gpu) {
-    c.name = std::string(name) + " DtoH";
+    c.name = "memcpy DtoH";
     c.route = &session_->route(gpu(sd), host);
   } else {
-    c.name = std::string(name) + " HtoH";
+    c.name = "memcpy HtoH";
     c.route = nullptr;  // a host memcpy: no device time
   }
-  (void)stream_device;
-  return bytes;
 }
 
 cudaError_t Runtime::copy(const Copy& c, cudaStream_t handle, bool synchronous) {
@@ -163,7 +160,7 @@ cudaError_t Runtime::copy(const Copy& c, cudaStream_t handle, bool synchronous) 
                                             : static_cast<const std::uint8_t*>(c.src);
   if (!dst || !src) return record(cudaErrorInvalidValue);
   auto cmd = std::make_shared<Command>();
-  route_copy(*cmd, c.dst, c.src, c.width * c.height, s->device, "memcpy");
+  route_copy(*cmd, c.dst, c.src, c.width * c.height);
   const Copy rows = c;
   cmd->start = [this, rows](Command&) {
     auto* d = memory_.find(address(rows.dst), (rows.height - 1) * rows.dst_pitch + rows.width);
