@@ -89,6 +89,7 @@ std::uint64_t Ctx::special(const Operand& o, unsigned lane) const {
     case SpecialReg::Nwarpid:
       return 64;
     case SpecialReg::Smid:
+      if (s.sm != ~0u) return s.sm;
       return (s.cta.x + cfg.grid.x * (s.cta.y + std::uint64_t{cfg.grid.y} * s.cta.z)) %
              cfg.sm_count;
     case SpecialReg::Nsmid:
@@ -321,10 +322,9 @@ namespace {
 
 using State = Executor::Cta::State;
 
-bool step_state(State& s, std::size_t wi, StepRecord* record) {
-  Warp& w = s.warps[wi];
-  if (w.waiting) return false;
-  // Pop finished SIMT entries and frames.
+// Pops finished SIMT entries and frames (returning from calls) until the warp
+// has an instruction to issue; false when it has finished.
+bool settle(State& s, Warp& w) {
   for (;;) {
     if (w.frames.size() > 1 && w.simt.size() == w.frames.back().simt_depth) {
       const Frame done = w.frames.back();
@@ -350,8 +350,14 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
       w.simt.pop_back();
       continue;
     }
-    break;
+    return true;
   }
+}
+
+bool step_state(State& s, std::size_t wi, StepRecord* record) {
+  Warp& w = s.warps[wi];
+  if (w.waiting) return false;
+  if (!settle(s, w)) return false;
   SimtEntry& top = w.simt.back();
   const Frame& frame = w.frames.back();
   const Function& fn = *frame.fn;
@@ -557,6 +563,31 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
 
 bool Executor::Cta::step(std::size_t wi, StepRecord* record) {
   return step_state(*s_, wi, record);
+}
+
+const Instruction* Executor::Cta::next_instruction(std::size_t wi) {
+  Warp& w = s_->warps[wi];
+  if (!settle(*s_, w)) return nullptr;
+  const Function& fn = *w.frames.back().fn;
+  const std::uint32_t pc = w.simt.back().pc;
+  return pc < fn.code.size() ? &fn.code[pc] : nullptr;
+}
+
+std::uint32_t Executor::Cta::register_base(std::size_t wi) const {
+  const Warp& w = s_->warps[wi];
+  return w.frames.empty() ? 0 : w.frames.back().reg_base;
+}
+
+Dim3 Executor::Cta::cta_id() const {
+  return s_->cta;
+}
+
+void Executor::Cta::set_clock(std::uint64_t cycle) {
+  s_->clock = cycle;
+}
+
+void Executor::Cta::set_sm(std::uint32_t sm) {
+  s_->sm = sm;
 }
 
 // Warp instructions a warp issues before the next warp gets a turn.

@@ -138,6 +138,16 @@ class Executor::Cta {
   bool done() const;
   // Issues one instruction of warp w; false when the warp cannot issue now.
   bool step(std::size_t w, StepRecord* record = nullptr);
+  // The instruction warp w issues next (after returns and reconvergence), or
+  // null when the warp has finished or falls off the end of its function.
+  const Instruction* next_instruction(std::size_t w);
+  // First register of warp w's current frame: instruction register r is
+  // register_base(w) + r of the warp.
+  std::uint32_t register_base(std::size_t w) const;
+  Dim3 cta_id() const;
+  // What %clock/%clock64 and %smid read, for a timing model.
+  void set_clock(std::uint64_t cycle);
+  void set_sm(std::uint32_t sm);
   // Runs every warp to completion (functional mode).
   void run();
   const LaunchStats& stats() const;

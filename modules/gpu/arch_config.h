@@ -1,0 +1,118 @@
+// The microarchitecture of a GPU for the performance model: what a strict
+// `profiles/gpu-arch/*.yaml` file describes (SMs, functional units, L1/shared,
+// NoC, L2 slices, DRAM channels and banks, energy per event).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "core/rational.h"
+
+namespace cnuas::gpu {
+
+// Functional-unit classes, in the order of ptx::UnitClass.
+enum class Unit : std::uint8_t { Int, Fp32, Fp64, Sfu, Tensor, Memory, Control, Sync, kCount };
+constexpr std::size_t kUnits = static_cast<std::size_t>(Unit::kCount);
+const char* unit_name(Unit u);
+
+struct PipeTiming {
+  std::uint32_t latency = 1;   // cycles from issue until a dependent instruction may issue
+  std::uint32_t interval = 1;  // cycles before the same scheduler's pipe takes another warp
+};
+
+enum class WarpScheduler : std::uint8_t { LooseRoundRobin, GreedyThenOldest };
+
+struct SmConfig {
+  std::uint32_t count = 1;
+  Rational clock_hz;
+  std::uint32_t schedulers = 4;  // warp schedulers (sub-partitions), one issue each per cycle
+  WarpScheduler policy = WarpScheduler::GreedyThenOldest;
+  std::uint32_t max_warps = 64;
+  std::uint32_t max_ctas = 32;
+  std::uint32_t registers = 65536;
+  std::uint32_t registers_per_thread = 32;  // PTX has virtual registers: an assumption
+  std::uint32_t shared_bytes = 228 * 1024;  // per SM, for occupancy
+  std::uint32_t cta_launch_cycles = 0;      // from a CTA slot freeing to the next CTA issuing
+  std::array<PipeTiming, kUnits> pipes{};
+};
+
+struct L1Config {
+  std::uint32_t size_bytes = 128 * 1024;
+  std::uint32_t line_bytes = 128;
+  std::uint32_t sector_bytes = 32;
+  std::uint32_t ways = 4;
+  std::uint32_t mshrs = 256;
+  std::uint32_t hit_latency = 33;  // SM cycles
+  bool write_allocate = false;     // write-through either way
+  std::uint32_t shared_latency = 29;
+  std::uint32_t shared_banks = 32;
+  std::uint32_t shared_bank_bytes = 4;
+  std::uint32_t constant_latency = 8;  // ld.const / ld.param: constant cache hit
+  std::uint32_t lines_per_cycle = 1;   // coalesced lines the LSU looks up per cycle
+};
+
+struct NocConfig {
+  Rational clock_hz;
+  std::uint32_t latency = 1;     // NoC cycles, each direction
+  std::uint32_t flit_bytes = 32;  // bytes a port moves per NoC cycle
+  std::uint32_t request_header_bytes = 8;
+};
+
+struct L2Config {
+  Rational clock_hz;
+  std::uint32_t slices = 1;
+  std::uint64_t size_bytes = 0;  // all slices together
+  std::uint32_t line_bytes = 128;
+  std::uint32_t sector_bytes = 32;
+  std::uint32_t ways = 16;
+  std::uint32_t mshrs = 64;          // per slice
+  std::uint32_t hit_latency = 100;   // L2 cycles, tag and data
+  std::uint32_t bytes_per_cycle = 64;  // per slice
+  std::uint32_t interleave_bytes = 256;
+};
+
+struct DramConfig {
+  std::uint32_t channels = 1;
+  std::uint32_t banks = 16;       // per channel
+  std::uint32_t row_bytes = 1024;  // row buffer (page) per bank
+  std::uint32_t interleave_bytes = 256;  // consecutive chunks go to consecutive channels
+  Rational channel_bytes_per_s;  // data bus of one channel
+  std::uint32_t burst_bytes = 32;  // one column access moves this many bytes
+  std::uint64_t tRCD_ps = 0, tRP_ps = 0, tCL_ps = 0, tRAS_ps = 0, tWR_ps = 0;
+  std::uint64_t tREFI_ps = 0, tRFC_ps = 0;  // refresh interval and duration; 0 = no refresh
+  std::uint64_t controller_ps = 0;  // controller and PHY, added once to every access
+};
+
+// Energy per event (picojoules) and static power, for the power breakdown.
+struct EnergyConfig {
+  std::array<Rational, kUnits> instruction_pj{};  // per warp instruction of each unit class
+  Rational l1_access_pj;      // per sector looked up in L1
+  Rational shared_access_pj;  // per shared-memory wavefront
+  Rational l2_access_pj;      // per sector at an L2 slice
+  Rational noc_flit_pj;       // per flit on the crossbar
+  Rational dram_activate_pj;  // per activate+precharge
+  Rational dram_burst_pj;     // per burst read or written
+  Rational static_w;          // leakage and clocks of the whole GPU while a kernel runs
+  Rational sm_active_w;       // per SM with resident warps, on top of static
+};
+
+struct ArchConfig {
+  std::string name;
+  std::string file;  // where it was read from
+  SmConfig sm;
+  L1Config l1;
+  NocConfig noc;
+  L2Config l2;
+  DramConfig dram;
+  EnergyConfig energy;
+};
+
+// Reads a strict profile; errors name file:line:col, the key and what is accepted.
+ArchConfig load_arch_file(const std::string& path);
+ArchConfig load_arch_text(const std::string& text, const std::string& name);
+// A built-in profile (h100-sxm, h200-sxm, gtx-1080-ti) or a file path.
+ArchConfig load_arch(const std::string& name_or_path);
+std::string builtin_arch_names();
+
+}  // namespace cnuas::gpu

@@ -1,0 +1,185 @@
+#include "gpu/gpu_model.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "gpu/address_map.h"
+#include "gpu/dram.h"
+#include "gpu/event_queue.h"
+#include "gpu/l1_cache.h"
+#include "gpu/l2_slice.h"
+#include "gpu/mem_request.h"
+#include "gpu/noc.h"
+#include "gpu/sm.h"
+#include "gpu/warp_deps.h"
+
+namespace cnuas::gpu {
+
+namespace {
+std::string indexed(const char* base, std::uint32_t i) {
+  return std::string(base) + std::to_string(i);
+}
+}  // namespace
+
+struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
+  ArchConfig arch;
+  EventQueue events;
+  RequestPool pool;
+  PerfRecorder stats;
+  DepsCache deps;
+  AddressMap map;
+  std::vector<std::unique_ptr<Sm>> sms;
+  std::vector<std::unique_ptr<L1Cache>> l1s;
+  std::unique_ptr<Noc> noc;
+  std::vector<std::unique_ptr<L2Slice>> slices;
+  std::vector<std::unique_ptr<DramChannel>> channels;
+
+  // The kernel being run: its CTAs are handed out in order.
+  struct Launch {
+    ptx::Executor* executor = nullptr;
+    const ptx::LoadedModule* module = nullptr;
+    const std::string* kernel = nullptr;
+    const ptx::LaunchConfig* config = nullptr;
+    CtaShape shape;
+    std::uint64_t next = 0, count = 0;
+  } launch;
+  std::uint32_t cursor = 0;  // next SM to try, breadth-first over SMs
+
+  Top(sc_core::sc_module_name name, ArchConfig a, std::uint64_t sample_cycles)
+      : sc_core::sc_module(name),
+        arch(std::move(a)),
+        stats(arch, sample_cycles),
+        map(arch) {
+    noc = std::make_unique<Noc>("noc", arch, events, stats);
+    for (std::uint32_t i = 0; i < arch.sm.count; ++i) {
+      sms.push_back(std::make_unique<Sm>(indexed("sm", i).c_str(), i, arch, events, pool, stats,
+                                         deps, *this));
+      l1s.push_back(std::make_unique<L1Cache>(indexed("l1_", i).c_str(), i, arch, map, events,
+                                              pool, stats));
+      sms.back()->to_l1.bind(l1s.back()->from_sm);
+      l1s.back()->to_noc.bind(noc->from_sm);
+    }
+    for (std::uint32_t c = 0; c < arch.dram.channels; ++c)
+      channels.push_back(std::make_unique<DramChannel>(indexed("dram", c).c_str(), c, arch, map,
+                                                       events, stats));
+    const std::uint32_t per_channel = arch.l2.slices / arch.dram.channels;
+    for (std::uint32_t s = 0; s < arch.l2.slices; ++s) {
+      slices.push_back(std::make_unique<L2Slice>(indexed("l2_slice", s).c_str(), s, arch, map,
+                                                 events, pool, stats));
+      noc->to_l2.bind(slices.back()->from_noc);
+      slices.back()->to_dram.bind(channels[s / per_channel]->from_l2);
+    }
+  }
+
+  std::unique_ptr<ptx::Executor::Cta> make_cta(std::uint64_t linear) {
+    const ptx::Dim3 g = launch.config->grid;
+    const ptx::Dim3 id{static_cast<std::uint32_t>(linear % g.x),
+                       static_cast<std::uint32_t>((linear / g.x) % g.y),
+                       static_cast<std::uint32_t>(linear / (std::uint64_t{g.x} * g.y))};
+    return launch.executor->begin_cta(*launch.module, *launch.kernel, *launch.config, id);
+  }
+
+  // Hands out CTAs breadth-first: one per SM in turn while they fit.
+  void dispatch(std::uint64_t cycle) {
+    std::uint32_t tried = 0;
+    while (launch.next < launch.count && tried < sms.size()) {
+      Sm& sm = *sms[cursor];
+      cursor = (cursor + 1) % static_cast<std::uint32_t>(sms.size());
+      if (!sm.fits(launch.shape)) {
+        ++tried;
+        continue;
+      }
+      tried = 0;
+      sm.launch(make_cta(launch.next++), launch.shape, cycle);
+    }
+  }
+
+  void cta_finished(std::uint32_t sm, std::uint64_t cycle) override {
+    if (launch.next < launch.count && sms[sm]->fits(launch.shape))
+      sms[sm]->launch(make_cta(launch.next++), launch.shape, cycle + arch.sm.cta_launch_cycles);
+  }
+};
+
+PerformanceGpu::PerformanceGpu(const std::string& name, ArchConfig arch,
+                               std::uint64_t sample_cycles)
+    : top_(std::make_unique<Top>(name.c_str(), std::move(arch), sample_cycles)) {}
+
+PerformanceGpu::~PerformanceGpu() = default;
+
+const ArchConfig& PerformanceGpu::arch() const {
+  return top_->arch;
+}
+
+namespace {
+
+CtaShape shape_of(const ArchConfig& arch, const ptx::Function& f,
+                  const ptx::LaunchConfig& config) {
+  CtaShape s;
+  const std::uint64_t threads = config.block.count();
+  s.warps = static_cast<std::uint32_t>((threads + 31) / 32);
+  s.registers = s.warps * 32 * arch.sm.registers_per_thread;
+  s.shared_bytes = f.static_shared_bytes + config.dynamic_shared_bytes;
+  return s;
+}
+
+std::uint32_t ctas_per_sm(const ArchConfig& arch, const CtaShape& s) {
+  std::uint32_t n = arch.sm.max_ctas;
+  n = std::min(n, arch.sm.max_warps / s.warps);
+  if (s.registers) n = std::min(n, arch.sm.registers / s.registers);
+  if (s.shared_bytes) n = std::min(n, arch.sm.shared_bytes / s.shared_bytes);
+  return n;
+}
+
+}  // namespace
+
+KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& module,
+                              const std::string& kernel, const ptx::LaunchConfig& config) {
+  Top& t = *top_;
+  const ptx::Function* f = module.module().find(kernel);
+  if (!f || !f->is_entry)
+    throw std::invalid_argument("no kernel (.entry) named '" + kernel + "'");
+  KernelRun result;
+  result.kernel = kernel;
+  t.launch = Top::Launch{&executor, &module, &kernel, &config, shape_of(t.arch, *f, config), 0,
+                         config.grid.count()};
+  result.ctas_per_sm = ctas_per_sm(t.arch, t.launch.shape);
+  if (result.ctas_per_sm == 0)
+    throw std::invalid_argument(
+        "kernel '" + kernel + "': one CTA needs " + std::to_string(t.launch.shape.warps) +
+        " warps, " + std::to_string(t.launch.shape.registers) + " registers and " +
+        std::to_string(t.launch.shape.shared_bytes) + " bytes of shared memory; an SM of " +
+        t.arch.name + " has " + std::to_string(t.arch.sm.max_warps) + ", " +
+        std::to_string(t.arch.sm.registers) + " and " + std::to_string(t.arch.sm.shared_bytes));
+  const Clock clock(t.arch.sm.clock_hz);
+  const std::uint64_t start_ps = t.events.now();
+  const std::uint64_t start = clock.cycle_at_or_after(start_ps);
+  t.stats.reset(start);
+  for (auto& sm : t.sms) sm->begin(start);
+  t.dispatch(start);
+  while (t.events.run_one()) {
+  }
+  bool stuck = t.launch.next < t.launch.count;
+  std::string blocked;
+  for (auto& sm : t.sms)
+    if (!sm->idle()) {
+      stuck = true;
+      blocked += sm->blocked_warps();
+    }
+  if (stuck)
+    throw ptx::ExecutionError(kernel, {}, {}, f->line, "",
+                              "the kernel cannot finish: every remaining warp waits for something "
+                              "that never comes:" + blocked);
+  std::uint64_t end = clock.cycle_at_or_after(t.events.now());
+  for (auto& sm : t.sms) end = std::max(end, sm->last_issue_cycle() + 1);
+  for (auto& sm : t.sms) sm->finish(end);
+  result.cycles = end - start;
+  result.time_ps = clock.ps(end) - clock.ps(start);
+  result.ctas = static_cast<std::uint32_t>(t.launch.count);
+  result.total = t.stats.total();
+  result.windows = t.stats.windows();
+  result.sample_cycles = t.stats.sample_cycles();
+  t.events.advance_to(clock.ps(end));
+  return result;
+}
+
+}  // namespace cnuas::gpu

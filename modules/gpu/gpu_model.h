@@ -1,0 +1,54 @@
+// The detailed GPU: SMs, their L1s, the NoC, L2 slices and DRAM channels with
+// their banks, built as sc_modules bound by TLM sockets, plus the CTA
+// dispatcher. run() executes one kernel through the PTX engine's step
+// interface and returns its cycles and statistics.
+//
+// The model keeps its own calendar (GPU-local picoseconds) so that only
+// elements with work run; it is a temporally decoupled TLM subsystem that the
+// platform sees as one kernel duration. Caches and DRAM rows stay warm from
+// one kernel to the next, as on hardware (L1 is not flushed either: the PTX
+// engine holds the data, so staleness cannot change results).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/arch_config.h"
+#include "gpu/perf_stats.h"
+#include "ptx/executor.h"
+
+namespace cnuas::gpu {
+
+struct KernelRun {
+  std::string kernel;
+  std::uint64_t cycles = 0;    // SM cycles from launch until the last memory traffic drained
+  std::uint64_t time_ps = 0;   // the same, in picoseconds
+  std::uint32_t ctas = 0;
+  std::uint32_t ctas_per_sm = 0;  // occupancy limit
+  Counters total;
+  std::vector<Counters> windows;
+  std::uint64_t sample_cycles = 0;
+};
+
+class PerformanceGpu {
+ public:
+  // Builds the modules under a top module named `name`; call before the
+  // SystemC elaboration ends (or in a program that never calls sc_start).
+  PerformanceGpu(const std::string& name, ArchConfig arch, std::uint64_t sample_cycles = 1000);
+  ~PerformanceGpu();
+  PerformanceGpu(const PerformanceGpu&) = delete;
+  PerformanceGpu& operator=(const PerformanceGpu&) = delete;
+
+  const ArchConfig& arch() const;
+  // Runs a kernel to completion. Throws what the PTX engine throws (faults,
+  // bad launches) and ptx::ExecutionError when CTAs can never finish.
+  KernelRun run(ptx::Executor& executor, const ptx::LoadedModule& module,
+                const std::string& kernel, const ptx::LaunchConfig& config);
+
+ private:
+  struct Top;
+  std::unique_ptr<Top> top_;
+};
+
+}  // namespace cnuas::gpu

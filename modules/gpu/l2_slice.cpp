@@ -1,0 +1,135 @@
+#include "gpu/l2_slice.h"
+
+namespace cnuas::gpu {
+
+L2Slice::L2Slice(sc_core::sc_module_name name, std::uint32_t index, const ArchConfig& arch,
+                 const AddressMap& map, EventQueue& events, RequestPool& pool,
+                 PerfRecorder& stats)
+    : sc_core::sc_module(name),
+      from_noc("from_noc"),
+      to_dram("to_dram"),
+      index_(index),
+      cfg_(arch.l2),
+      map_(map),
+      clock_(arch.l2.clock_hz),
+      events_(events),
+      pool_(pool),
+      stats_(stats),
+      tags_(arch.l2.size_bytes / arch.l2.slices, arch.l2.line_bytes, arch.l2.ways),
+      mshrs_(arch.l2.mshrs),
+      port_(1),
+      latency_ps_(clock_.span_ps(arch.l2.hit_latency)) {
+  from_noc.register_nb_transport_fw(this, &L2Slice::nb_transport_fw);
+  to_dram.register_nb_transport_bw(this, &L2Slice::nb_transport_bw);
+}
+
+tlm::tlm_sync_enum L2Slice::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                            sc_core::sc_time&) {
+  access(MemRequest::of(p), events_.now());
+  phase = tlm::END_REQ;
+  return tlm::TLM_UPDATED;
+}
+
+void L2Slice::access(MemRequest& r, std::uint64_t now) {
+  // The slice moves bytes_per_cycle per L2 cycle: a request holds its port
+  // for the sectors it reads or writes.
+  const std::uint64_t cycles = (r.bytes + cfg_.bytes_per_cycle - 1) / cfg_.bytes_per_cycle;
+  const std::uint64_t start = port_.book(now, clock_.span_ps(cycles ? cycles : 1)).start_ps;
+  const std::uint64_t key = map_.slice_local(r.line);
+  const std::uint32_t valid = tags_.lookup(r.line, key);
+  const std::uint32_t hits = static_cast<std::uint32_t>(__builtin_popcount(r.sectors & valid));
+  const std::uint32_t misses = static_cast<std::uint32_t>(__builtin_popcount(r.sectors)) - hits;
+  Counters& w = stats_.at_ps(start);
+  if (r.access == Access::Write) {
+    // Whole sectors are written: allocate without fetching.
+    stats_.total().l2_hits += hits;
+    w.l2_hits += hits;
+    stats_.total().l2_misses += misses;
+    w.l2_misses += misses;
+    write_back(tags_.fill(r.line, key, r.sectors, true), start + latency_ps_);
+    pool_.put(&r);
+    return;
+  }
+  std::uint32_t fetch = 0;
+  switch (mshrs_.track(&r, r.line, r.sectors, valid, &fetch)) {
+    case MshrTable::Outcome::Hit:
+      stats_.total().l2_hits += hits;
+      w.l2_hits += hits;
+      if (r.access == Access::Atomic) tags_.fill(r.line, key, r.sectors, true);
+      events_.schedule(start + latency_ps_, this, kRespond, &r);
+      return;
+    case MshrTable::Outcome::Waiting:
+      stats_.total().l2_hits += hits;
+      w.l2_hits += hits;
+      stats_.total().l2_misses += misses;
+      w.l2_misses += misses;
+      if (fetch) to_dram_at(start + latency_ps_, r.line, fetch, Access::Read);
+      return;
+    case MshrTable::Outcome::Full:
+      mshrs_.stalled.push_back(&r);  // counted when retried
+      return;
+  }
+}
+
+void L2Slice::to_dram_at(std::uint64_t at, std::uint64_t line, std::uint32_t sectors, Access a) {
+  MemRequest* d = pool_.get();
+  d->line = line;
+  d->sectors = sectors;
+  d->access = a;
+  d->slice = index_;
+  d->bytes = static_cast<std::uint32_t>(__builtin_popcount(sectors)) * cfg_.sector_bytes;
+  d->seal();
+  events_.schedule(at, this, kToDram, d);
+}
+
+void L2Slice::write_back(const TagArray::Eviction& e, std::uint64_t at) {
+  if (e.happened && e.dirty) to_dram_at(at, e.line, e.dirty, Access::Write);
+}
+
+tlm::tlm_sync_enum L2Slice::nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                            sc_core::sc_time&) {
+  MemRequest& d = MemRequest::of(p);
+  const std::uint64_t now = events_.now();
+  if (d.access == Access::Read) {
+    const std::uint64_t key = map_.slice_local(d.line);
+    write_back(tags_.fill(d.line, key, d.sectors, false), now);
+    done_.clear();
+    mshrs_.arrive(d.line, d.sectors, done_);
+    for (MemRequest* r : done_) {
+      if (r->access == Access::Atomic) tags_.fill(r->line, key, r->sectors, true);
+      events_.schedule(now, this, kRespond, r);
+    }
+    if (!mshrs_.stalled.empty() && !mshrs_.full()) events_.schedule(now, this, kRetry);
+  }
+  pool_.put(&d);
+  phase = tlm::END_RESP;
+  return tlm::TLM_COMPLETED;
+}
+
+void L2Slice::on_event(std::uint32_t kind, void* data, std::uint64_t now) {
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  switch (kind) {
+    case kToDram:
+      to_dram->nb_transport_fw(static_cast<MemRequest*>(data)->payload, phase, delay);
+      return;
+    case kRespond: {
+      MemRequest& r = *static_cast<MemRequest*>(data);
+      r.payload.set_response_status(tlm::TLM_OK_RESPONSE);
+      phase = tlm::BEGIN_RESP;
+      from_noc->nb_transport_bw(r.payload, phase, delay);
+      return;
+    }
+    case kRetry:
+      while (!mshrs_.stalled.empty() && !mshrs_.full()) {
+        MemRequest* r = mshrs_.stalled.front();
+        mshrs_.stalled.pop_front();
+        access(*r, now);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+}  // namespace cnuas::gpu

@@ -1,0 +1,440 @@
+#include "gpu/sm.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "gpu/coalescer.h"
+
+namespace cnuas::gpu {
+
+namespace {
+constexpr std::uint64_t kNever = UINT64_MAX;  // a register waiting on memory, or no next cycle
+constexpr std::uint32_t kNone = ~0u;
+enum Event : std::uint32_t { kTick };
+
+const WarpDeps& implicit_return() {
+  static const WarpDeps d = [] {
+    WarpDeps r;
+    r.unit = ptx::UnitClass::Control;
+    return r;
+  }();
+  return d;
+}
+}  // namespace
+
+struct Sm::WarpSlot {
+  ptx::Executor::Cta* cta = nullptr;
+  std::uint32_t cta_slot = 0;
+  std::uint32_t warp = 0;
+  bool live = false;
+  std::uint64_t age = 0;
+  std::vector<std::uint64_t> ready;  // per register of the warp: cycle its value is ready
+  std::vector<std::uint8_t> from_memory;
+  const WarpDeps* deps = nullptr;  // of the next instruction, once peeked
+  bool finished = false;
+};
+
+struct Sm::CtaSlot {
+  std::unique_ptr<ptx::Executor::Cta> cta;
+  CtaShape shape;
+  std::uint32_t live_warps = 0;
+};
+
+struct Sm::LoadTracker {
+  std::uint32_t slot = 0;
+  std::uint32_t base = 0;
+  const WarpDeps* deps = nullptr;
+  std::uint32_t pending = 0;
+  std::uint64_t ready = 0;
+};
+
+Sm::Sm(sc_core::sc_module_name name, std::uint32_t index, const ArchConfig& arch,
+       EventQueue& events, RequestPool& pool, PerfRecorder& stats, DepsCache& deps,
+       CtaSink& sink)
+    : sc_core::sc_module(name),
+      to_l1("to_l1"),
+      index_(index),
+      arch_(arch),
+      clock_(arch.sm.clock_hz),
+      events_(events),
+      pool_(pool),
+      stats_(stats),
+      deps_(deps),
+      sink_(sink),
+      warps_(arch.sm.max_warps),
+      ctas_(arch.sm.max_ctas),
+      scheduler_warps_(arch.sm.schedulers),
+      last_issued_(arch.sm.schedulers, kNone),
+      reason_(arch.sm.schedulers, Stall::Idle),
+      pipe_free_(arch.sm.schedulers) {
+  to_l1.register_nb_transport_bw(this, &Sm::nb_transport_bw);
+  for (auto& p : pipe_free_) p.fill(0);
+}
+
+Sm::~Sm() = default;
+
+bool Sm::fits(const CtaShape& s) const {
+  return resident_ctas_ < arch_.sm.max_ctas && used_warps_ + s.warps <= arch_.sm.max_warps &&
+         used_registers_ + s.registers <= arch_.sm.registers &&
+         used_shared_ + s.shared_bytes <= arch_.sm.shared_bytes;
+}
+
+void Sm::launch(std::unique_ptr<ptx::Executor::Cta> cta, const CtaShape& shape,
+                std::uint64_t cycle) {
+  std::uint32_t c = 0;
+  while (ctas_[c].cta) ++c;
+  CtaSlot& slot = ctas_[c];
+  slot.cta = std::move(cta);
+  slot.shape = shape;
+  slot.live_warps = static_cast<std::uint32_t>(slot.cta->warp_count());
+  slot.cta->set_sm(index_);
+  ++resident_ctas_;
+  used_warps_ += shape.warps;
+  used_registers_ += shape.registers;
+  used_shared_ += shape.shared_bytes;
+  std::uint32_t w = 0;
+  for (std::uint32_t s = 0; s < warps_.size() && w < slot.live_warps; ++s) {
+    WarpSlot& ws = warps_[s];
+    if (ws.live) continue;
+    ws.cta = slot.cta.get();
+    ws.cta_slot = c;
+    ws.warp = w++;
+    ws.live = true;
+    ws.finished = false;
+    ws.deps = nullptr;
+    ws.age = ++age_;
+    std::fill(ws.ready.begin(), ws.ready.end(), 0);
+    std::fill(ws.from_memory.begin(), ws.from_memory.end(), 0);
+    scheduler_warps_[s % arch_.sm.schedulers].push_back(s);
+  }
+  wake(cycle);
+}
+
+void Sm::wake(std::uint64_t cycle) {
+  cycle = std::max(cycle, evaluated_);
+  if (running_) {
+    pending_wake_ = std::min(pending_wake_, cycle);
+    return;
+  }
+  if (scheduled_ && scheduled_cycle_ <= cycle) return;
+  scheduled_ = true;
+  scheduled_cycle_ = cycle;
+  events_.schedule(clock_.ps(cycle), this, kTick, reinterpret_cast<void*>(++generation_));
+}
+
+void Sm::on_event(std::uint32_t, void* data, std::uint64_t) {
+  if (reinterpret_cast<std::uint64_t>(data) != generation_) return;  // superseded by a wake
+  scheduled_ = false;
+  run_from(scheduled_cycle_);
+}
+
+void Sm::account_until(std::uint64_t cycle) {
+  if (cycle <= evaluated_) return;
+  const std::uint64_t gap = cycle - evaluated_;
+  for (Stall r : reason_) stats_.stall(index_, evaluated_, gap, r);
+  if (resident_ctas_) stats_.active(index_, evaluated_, gap);
+  evaluated_ = cycle;
+}
+
+void Sm::begin(std::uint64_t cycle) {
+  evaluated_ = std::max(evaluated_, cycle);
+  std::fill(reason_.begin(), reason_.end(), Stall::Idle);
+}
+
+void Sm::finish(std::uint64_t end_cycle) {
+  account_until(end_cycle);
+}
+
+void Sm::run_from(std::uint64_t c) {
+  running_ = true;
+  for (;;) {
+    account_until(c);
+    std::uint64_t next = kNever;
+    const bool issued = cycle(c, &next);
+    evaluated_ = c + 1;
+    if (issued) next = c + 1;
+    next = std::min(next, pending_wake_);
+    pending_wake_ = kNever;
+    if (resident_ctas_ == 0 || next == kNever) break;  // sleeps until a CTA or a response
+    if (clock_.ps(next) < events_.next_time()) {
+      c = next;  // nothing else happens before: no need to go through the calendar
+      continue;
+    }
+    running_ = false;
+    wake(next);
+    return;
+  }
+  running_ = false;
+}
+
+bool Sm::cycle(std::uint64_t c, std::uint64_t* next) {
+  bool any = false;
+  Counters& window = stats_.at_cycle(c);
+  for (std::uint32_t s = 0; s < scheduler_warps_.size(); ++s) {
+    const std::vector<std::uint32_t>& list = scheduler_warps_[s];
+    Stall first_reason = Stall::Idle;
+    bool first = true, issued = false;
+    const std::size_t n = list.size();
+    // Greedy-then-oldest: the last warp issued, then the others oldest first.
+    // Loose round robin: the warps after the last one issued, in turn.
+    std::size_t start = 0;
+    const bool gto = arch_.sm.policy == WarpScheduler::GreedyThenOldest;
+    if (!gto && last_issued_[s] != kNone) {
+      auto it = std::find(list.begin(), list.end(), last_issued_[s]);
+      start = it == list.end() ? 0 : static_cast<std::size_t>(it - list.begin()) + 1;
+    }
+    for (std::size_t k = 0; k <= n && !issued; ++k) {
+      std::uint32_t slot;
+      if (gto) {
+        if (k == 0) {
+          if (last_issued_[s] == kNone) continue;
+          slot = last_issued_[s];
+        } else {
+          slot = list[k - 1];
+          if (slot == last_issued_[s]) continue;
+        }
+      } else {
+        if (k == n) break;
+        slot = list[(start + k) % n];
+      }
+      WarpSlot& w = warps_[slot];
+      if (!w.live) continue;
+      Stall why;
+      std::uint64_t when = kNever;
+      if (w.cta->warp_waiting(w.warp)) {
+        why = Stall::Barrier;
+      } else {
+        if (!w.deps) {
+          const ptx::Instruction* i = w.cta->next_instruction(w.warp);
+          w.deps = i ? &deps_.of(*i) : &implicit_return();
+        }
+        const WarpDeps& d = *w.deps;
+        const std::uint32_t base = w.cta->register_base(w.warp);
+        std::uint64_t need = 0;
+        bool memory = false;
+        auto check = [&](std::int32_t r) {
+          const std::size_t idx = base + static_cast<std::uint32_t>(r);
+          if (idx < w.ready.size() && w.ready[idx] > c) {
+            need = std::max(need, w.ready[idx]);
+            memory |= w.from_memory[idx] != 0;
+          }
+        };
+        for (std::uint8_t k2 = 0; k2 < d.reads; ++k2) check(d.read[k2]);
+        for (std::uint8_t k2 = 0; k2 < d.writes; ++k2) check(d.write[k2]);
+        if (need > c) {
+          why = memory ? Stall::Memory : Stall::DataHazard;
+          when = need;
+        } else {
+          const std::size_t u = static_cast<std::size_t>(d.unit);
+          const std::uint64_t free = d.unit == ptx::UnitClass::Memory ? lsu_free_ : pipe_free_[s][u];
+          if (free > c) {
+            why = Stall::Structural;
+            when = free;
+          } else {
+            issue(s, slot, c, window);
+            issued = true;
+            continue;
+          }
+        }
+      }
+      if (first) {
+        first_reason = why;
+        first = false;
+      }
+      *next = std::min(*next, when);
+    }
+    reason_[s] = issued ? Stall::Idle : first_reason;
+    if (!issued) {
+      const std::size_t r = static_cast<std::size_t>(first_reason);
+      ++window.stalls[r];
+      ++stats_.total().stalls[r];
+    }
+    any |= issued;
+  }
+  if (resident_ctas_ || any) {
+    ++window.sm_active_cycles[index_];
+    ++stats_.total().sm_active_cycles[index_];
+  }
+  return any;
+}
+
+void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& window) {
+  WarpSlot& w = warps_[slot];
+  const WarpDeps& d = *w.deps;
+  const std::uint32_t base = w.cta->register_base(w.warp);
+  ptx::StepRecord rec;
+  w.cta->set_clock(c);
+  w.cta->step(w.warp, &rec);
+  w.deps = nullptr;
+  last_issued_[s] = slot;
+  last_issue_ = c;
+  const std::size_t u = static_cast<std::size_t>(d.unit);
+  const unsigned lanes = static_cast<unsigned>(__builtin_popcount(rec.active));
+  for (Counters* k : {&window, &stats_.total()}) {
+    ++k->sm_instructions[index_];
+    ++k->unit_instructions[u];
+    ++k->issue[lanes];
+    k->thread_instructions += lanes;
+  }
+  if (d.unit == ptx::UnitClass::Memory && rec.active) {
+    memory(w, d, base, rec, c);
+  } else {
+    const PipeTiming& p = arch_.sm.pipes[u];
+    set_ready(w, d, base, c + p.latency, false);
+    if (d.unit == ptx::UnitClass::Memory)
+      lsu_free_ = std::max(lsu_free_, c + 1);
+    else
+      pipe_free_[s][u] = c + p.interval;
+  }
+  // A warp that ran its last instruction leaves; its CTA may free the SM's room.
+  const ptx::Instruction* next = w.cta->next_instruction(w.warp);
+  if (!next && w.cta->warp_done(w.warp)) retire_warp(slot, c);
+}
+
+void Sm::set_ready(WarpSlot& w, const WarpDeps& d, std::uint32_t base, std::uint64_t cycle,
+                   bool from_memory) {
+  for (std::uint8_t k = 0; k < d.writes; ++k) {
+    const std::size_t idx = base + static_cast<std::uint32_t>(d.write[k]);
+    if (idx >= w.ready.size()) {
+      w.ready.resize(idx + 1, 0);
+      w.from_memory.resize(idx + 1, 0);
+    }
+    w.ready[idx] = cycle;
+    w.from_memory[idx] = from_memory;
+  }
+}
+
+void Sm::memory(WarpSlot& w, const WarpDeps& d, std::uint32_t base, const ptx::StepRecord& rec,
+                std::uint64_t c) {
+  const L1Config& l1 = arch_.l1;
+  switch (rec.space) {
+    case ptx::Space::Global:
+    case ptx::Space::Local:
+    case ptx::Space::Generic:
+      global_access(w, d, base, rec, c);
+      return;
+    case ptx::Space::Shared:
+    case ptx::Space::SharedCta:
+    case ptx::Space::SharedCluster: {
+      const unsigned waves =
+          shared_wavefronts(rec, rec.inst->vec, l1.shared_banks, l1.shared_bank_bytes);
+      lsu_free_ = c + waves;
+      set_ready(w, d, base, c + l1.shared_latency + waves - 1, true);
+      for (Counters* k : {&stats_.at_cycle(c), &stats_.total()}) {
+        k->shared_wavefronts += waves;
+        ++k->shared_accesses;
+      }
+      return;
+    }
+    default:  // constant and parameter space: the constant cache
+      lsu_free_ = c + 1;
+      set_ready(w, d, base, c + l1.constant_latency, true);
+      return;
+  }
+}
+
+void Sm::global_access(WarpSlot& w, const WarpDeps& d, std::uint32_t base,
+                       const ptx::StepRecord& rec, std::uint64_t c) {
+  const L1Config& l1 = arch_.l1;
+  LineAccess lines[64];
+  const unsigned n = coalesce(rec, rec.inst->vec, l1.line_bytes, l1.sector_bytes, lines);
+  const ptx::Opcode op = rec.inst->op;
+  const Access access = op == ptx::Opcode::st ? Access::Write
+                        : (op == ptx::Opcode::atom || op == ptx::Opcode::red) ? Access::Atomic
+                                                                                : Access::Read;
+  LoadTracker* t = nullptr;
+  if (d.waits_for_memory) {
+    if (free_trackers_.empty()) {
+      tracker_storage_.push_back(std::make_unique<LoadTracker>());
+      free_trackers_.push_back(tracker_storage_.back().get());
+    }
+    t = free_trackers_.back();
+    free_trackers_.pop_back();
+    *t = LoadTracker{static_cast<std::uint32_t>(&w - warps_.data()), base, &d, 0, c + 1};
+  }
+  std::uint64_t ready = c + 1;
+  for (unsigned k = 0; k < n; ++k) {
+    const std::uint64_t at = clock_.ps(c + k / l1.lines_per_cycle);
+    MemRequest* r = pool_.get();
+    r->line = lines[k].line;
+    r->sectors = lines[k].sectors;
+    r->access = access;
+    r->sm = index_;
+    r->bytes = static_cast<std::uint32_t>(__builtin_popcount(lines[k].sectors)) * l1.sector_bytes;
+    r->waiter = t;
+    r->issued_ps = at;
+    r->seal();
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    sc_core::sc_time delay = sc_core::sc_time::from_value(at - events_.now());
+    if (to_l1->nb_transport_fw(r->payload, phase, delay) == tlm::TLM_COMPLETED) {
+      if (access == Access::Read)
+        ready = std::max(ready, clock_.cycle_at_or_after(events_.now() + delay.value()));
+      pool_.put(r);
+    } else if (t) {
+      ++t->pending;
+    }
+  }
+  lsu_free_ = c + (n + l1.lines_per_cycle - 1) / l1.lines_per_cycle;
+  if (!t) return;
+  if (t->pending == 0) {
+    set_ready(w, d, base, ready, true);
+    free_trackers_.push_back(t);
+  } else {
+    t->ready = ready;
+    set_ready(w, d, base, kNever, true);
+  }
+}
+
+tlm::tlm_sync_enum Sm::nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                       sc_core::sc_time&) {
+  MemRequest& r = MemRequest::of(p);
+  LoadTracker* t = static_cast<LoadTracker*>(r.waiter);
+  pool_.put(&r);
+  phase = tlm::END_RESP;
+  if (!t) return tlm::TLM_COMPLETED;
+  t->ready = std::max(t->ready, clock_.cycle_at_or_after(events_.now()));
+  if (--t->pending == 0) {
+    WarpSlot& w = warps_[t->slot];
+    // Only registers still waiting: the slot may hold a new warp by now.
+    for (std::uint8_t k = 0; k < t->deps->writes; ++k) {
+      const std::size_t idx = t->base + static_cast<std::uint32_t>(t->deps->write[k]);
+      if (idx < w.ready.size() && w.ready[idx] == kNever) w.ready[idx] = t->ready;
+    }
+    free_trackers_.push_back(t);
+    wake(t->ready);
+  }
+  return tlm::TLM_COMPLETED;
+}
+
+void Sm::retire_warp(std::uint32_t slot, std::uint64_t c) {
+  WarpSlot& w = warps_[slot];
+  w.live = false;
+  std::vector<std::uint32_t>& list = scheduler_warps_[slot % arch_.sm.schedulers];
+  list.erase(std::find(list.begin(), list.end(), slot));
+  for (auto& last : last_issued_)
+    if (last == slot) last = kNone;
+  CtaSlot& cta = ctas_[w.cta_slot];
+  w.cta = nullptr;
+  if (--cta.live_warps) return;
+  cta.cta.reset();
+  --resident_ctas_;
+  used_warps_ -= cta.shape.warps;
+  used_registers_ -= cta.shape.registers;
+  used_shared_ -= cta.shape.shared_bytes;
+  sink_.cta_finished(index_, c + 1);
+}
+
+std::string Sm::blocked_warps() const {
+  std::ostringstream out;
+  for (std::size_t s = 0; s < warps_.size(); ++s) {
+    const WarpSlot& w = warps_[s];
+    if (!w.live) continue;
+    const ptx::Dim3 id = w.cta->cta_id();
+    out << " sm " << index_ << " CTA (" << id.x << "," << id.y << "," << id.z << ") warp "
+        << w.warp << (w.cta->warp_waiting(w.warp) ? " waits at a barrier" : " waits on memory")
+        << ";";
+  }
+  return out.str();
+}
+
+}  // namespace cnuas::gpu
