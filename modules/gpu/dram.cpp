@@ -8,10 +8,9 @@ DramBank::DramBank(sc_core::sc_module_name name, std::uint32_t global_index)
     : sc_core::sc_module(name), index(global_index) {}
 
 DramChannel::DramChannel(sc_core::sc_module_name name, std::uint32_t index,
-                         const ArchConfig& arch, const AddressMap& map, EventQueue& events,
-                         PerfRecorder& stats)
+                         std::uint32_t slices, const ArchConfig& arch, const AddressMap& map,
+                         EventQueue& events, PerfRecorder& stats)
     : sc_core::sc_module(name),
-      from_l2("from_l2"),
       index_(index),
       cfg_(arch.dram),
       map_(map),
@@ -20,18 +19,22 @@ DramChannel::DramChannel(sc_core::sc_module_name name, std::uint32_t index,
       burst_ps_((ps_per_second() * Rational(arch.dram.burst_bytes) / arch.dram.channel_bytes_per_s)
                     .ceil_u64()),
       bank_lanes_(arch.dram.banks),
-      bus_(1) {
-  from_l2.register_nb_transport_fw(this, &DramChannel::nb_transport_fw);
+      bus_(1),
+      first_slice_(index * slices) {
+  for (std::uint32_t s = 0; s < slices; ++s) {
+    from_l2.push_back(std::make_unique<tlm_utils::simple_target_socket_tagged<DramChannel>>(
+        ("from_l2_" + std::to_string(s)).c_str()));
+    from_l2.back()->register_nb_transport_fw(this, &DramChannel::nb_transport_fw,
+                                             static_cast<int>(s));
+  }
   for (std::uint32_t b = 0; b < cfg_.banks; ++b)
     banks_.push_back(
         std::make_unique<DramBank>(("bank" + std::to_string(b)).c_str(), index * cfg_.banks + b));
 }
 
-tlm::tlm_sync_enum DramChannel::nb_transport_fw(int from, tlm::tlm_generic_payload& p,
+tlm::tlm_sync_enum DramChannel::nb_transport_fw(int, tlm::tlm_generic_payload& p,
                                                 tlm::tlm_phase& phase, sc_core::sc_time&) {
   MemRequest& r = MemRequest::of(p);
-  if (socket_of_slice_.size() <= r.slice) socket_of_slice_.resize(r.slice + 1, -1);
-  socket_of_slice_[r.slice] = from;
   const std::uint64_t now = events_.now();
   const DramLocation at = map_.dram(r.line);
   DramBank& bank = *banks_[at.bank];
@@ -126,7 +129,7 @@ void DramChannel::on_event(std::uint32_t kind, void* data, std::uint64_t now) {
   r.payload.set_response_status(tlm::TLM_OK_RESPONSE);
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  from_l2[socket_of_slice_[r.slice]]->nb_transport_bw(r.payload, phase, delay);
+  (*from_l2[r.slice - first_slice_])->nb_transport_bw(r.payload, phase, delay);
 }
 
 }  // namespace cnuas::gpu

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include <systemc>
-#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_target_socket.h>
 
 #include "core/lanes.h"
 #include "gpu/address_map.h"
@@ -44,11 +44,12 @@ class DramBank : public sc_core::sc_module {
 
 class DramChannel : public sc_core::sc_module, public EventTarget {
  public:
-  // Requests arrive from the L2 slices in front of this channel.
-  tlm_utils::multi_passthrough_target_socket<DramChannel> from_l2;
+  // Requests arrive from the L2 slices in front of this channel, one socket each.
+  std::vector<std::unique_ptr<tlm_utils::simple_target_socket_tagged<DramChannel>>> from_l2;
 
-  DramChannel(sc_core::sc_module_name name, std::uint32_t index, const ArchConfig& arch,
-              const AddressMap& map, EventQueue& events, PerfRecorder& stats);
+  DramChannel(sc_core::sc_module_name name, std::uint32_t index, std::uint32_t slices,
+              const ArchConfig& arch, const AddressMap& map, EventQueue& events,
+              PerfRecorder& stats);
 
   void on_event(std::uint32_t kind, void* data, std::uint64_t now_ps) override;
   std::size_t bank_count() const { return banks_.size(); }
@@ -70,7 +71,7 @@ class DramChannel : public sc_core::sc_module, public EventTarget {
   std::vector<std::unique_ptr<DramBank>> banks_;
   LaneSet bank_lanes_;  // the shared adapter, one lane per bank, pinned by address
   LaneSet bus_;         // the channel's data bus
-  std::vector<int> socket_of_slice_;  // which target socket each L2 slice is bound to
+  std::uint32_t first_slice_;  // slices first_slice_ ... bind from_l2[0 ...]
 };
 
 }  // namespace cnuas::gpu

@@ -57,17 +57,17 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
       l1s.push_back(std::make_unique<L1Cache>(indexed("l1_", i).c_str(), i, arch, map, events,
                                               pool, stats));
       sms.back()->to_l1.bind(l1s.back()->from_sm);
-      l1s.back()->to_noc.bind(noc->from_sm);
+      l1s.back()->to_noc.bind(*noc->from_sm[i]);
     }
-    for (std::uint32_t c = 0; c < arch.dram.channels; ++c)
-      channels.push_back(std::make_unique<DramChannel>(indexed("dram", c).c_str(), c, arch, map,
-                                                       events, stats));
     const std::uint32_t per_channel = arch.l2.slices / arch.dram.channels;
+    for (std::uint32_t c = 0; c < arch.dram.channels; ++c)
+      channels.push_back(std::make_unique<DramChannel>(indexed("dram", c).c_str(), c, per_channel,
+                                                       arch, map, events, stats));
     for (std::uint32_t s = 0; s < arch.l2.slices; ++s) {
       slices.push_back(std::make_unique<L2Slice>(indexed("l2_slice", s).c_str(), s, arch, map,
                                                  events, pool, stats));
-      noc->to_l2.bind(slices.back()->from_noc);
-      slices.back()->to_dram.bind(channels[s / per_channel]->from_l2);
+      noc->to_l2[s]->bind(slices.back()->from_noc);
+      slices.back()->to_dram.bind(*channels[s / per_channel]->from_l2[s % per_channel]);
     }
   }
 

@@ -1,20 +1,28 @@
 #include "gpu/noc.h"
 
+#include <string>
+
 namespace cnuas::gpu {
 
 Noc::Noc(sc_core::sc_module_name name, const ArchConfig& arch, EventQueue& events,
          PerfRecorder& stats)
     : sc_core::sc_module(name),
-      from_sm("from_sm"),
-      to_l2("to_l2"),
       cfg_(arch.noc),
       clock_(arch.noc.clock_hz),
       events_(events),
       stats_(stats),
       to_slice_(arch.l2.slices),
       to_sm_(arch.sm.count) {
-  from_sm.register_nb_transport_fw(this, &Noc::nb_transport_fw);
-  to_l2.register_nb_transport_bw(this, &Noc::nb_transport_bw);
+  for (std::uint32_t i = 0; i < arch.sm.count; ++i) {
+    from_sm.push_back(std::make_unique<tlm_utils::simple_target_socket_tagged<Noc>>(
+        ("from_sm" + std::to_string(i)).c_str()));
+    from_sm.back()->register_nb_transport_fw(this, &Noc::nb_transport_fw, static_cast<int>(i));
+  }
+  for (std::uint32_t i = 0; i < arch.l2.slices; ++i) {
+    to_l2.push_back(std::make_unique<tlm_utils::simple_initiator_socket_tagged<Noc>>(
+        ("to_l2_" + std::to_string(i)).c_str()));
+    to_l2.back()->register_nb_transport_bw(this, &Noc::nb_transport_bw, static_cast<int>(i));
+  }
 }
 
 // Books `bytes` on a port; returns when the last flit arrives at the far end.
@@ -54,9 +62,9 @@ void Noc::on_event(std::uint32_t kind, void* data, std::uint64_t) {
   tlm::tlm_phase phase = kind == kDeliver ? tlm::BEGIN_REQ : tlm::BEGIN_RESP;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   if (kind == kDeliver)
-    to_l2[r.slice]->nb_transport_fw(r.payload, phase, delay);
+    (*to_l2[r.slice])->nb_transport_fw(r.payload, phase, delay);
   else
-    from_sm[r.sm]->nb_transport_bw(r.payload, phase, delay);
+    (*from_sm[r.sm])->nb_transport_bw(r.payload, phase, delay);
 }
 
 }  // namespace cnuas::gpu

@@ -5,8 +5,11 @@
 #pragma once
 
 #include <systemc>
-#include <tlm_utils/multi_passthrough_initiator_socket.h>
-#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <memory>
+#include <vector>
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
 
 #include "core/lanes.h"
 #include "gpu/clock.h"
@@ -18,8 +21,10 @@ namespace cnuas::gpu {
 
 class Noc : public sc_core::sc_module, public EventTarget {
  public:
-  tlm_utils::multi_passthrough_target_socket<Noc> from_sm;  // socket i: SM i's L1
-  tlm_utils::multi_passthrough_initiator_socket<Noc> to_l2;  // socket s: L2 slice s
+  // One socket per SM's L1 and per L2 slice, tagged with its index. (Simple
+  // sockets resolve at bind time, so the model runs without sc_start.)
+  std::vector<std::unique_ptr<tlm_utils::simple_target_socket_tagged<Noc>>> from_sm;
+  std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket_tagged<Noc>>> to_l2;
 
   Noc(sc_core::sc_module_name name, const ArchConfig& arch, EventQueue& events,
       PerfRecorder& stats);
