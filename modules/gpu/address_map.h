@@ -58,7 +58,6 @@ class AddressMap {
   }
 
  public:
-
  private:
   std::uint32_t channels_, banks_;
   std::uint64_t chunk_, chunks_per_row_;

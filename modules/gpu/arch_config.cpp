@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -14,7 +15,8 @@
 namespace cnuas::gpu {
 
 const char* unit_name(Unit u) {
-  static const char* names[] = {"int", "fp32", "fp64", "sfu", "tensor", "memory", "control", "sync"};
+  static const char* names[] = {"int",    "fp32",   "fp64",    "sfu",
+                                "tensor", "memory", "control", "sync"};
   return names[static_cast<std::size_t>(u)];
 }
 
@@ -42,9 +44,9 @@ class Section {
       used = 0;
     }
     if (used != text.size() || text.empty() || text[0] == '-' || v < min || v > max)
-      throw InputError(location_of(n, file_),
-                       fmt::format("{} is '{}'; accepted: an integer from {} to {}", name(key),
-                                   text, min, max));
+      throw InputError(
+          location_of(n, file_),
+          fmt::format("{} is '{}'; accepted: an integer from {} to {}", name(key), text, min, max));
     return static_cast<std::uint32_t>(v);
   }
 
@@ -93,8 +95,8 @@ class Section {
     const std::string t = scalar_text(n, file_, name(key));
     for (const auto& a : accepted)
       if (a == t) return t;
-    throw InputError(location_of(n, file_), fmt::format("{} is '{}'; accepted: {}", name(key), t,
-                                                        join_names(accepted)));
+    throw InputError(location_of(n, file_),
+                     fmt::format("{} is '{}'; accepted: {}", name(key), t, join_names(accepted)));
   }
 
   void optional(const std::string& key) { seen_.push_back(key); }
@@ -107,10 +109,16 @@ class Section {
   YAML::Node need(const std::string& key) {
     seen_.push_back(key);
     const YAML::Node n = node_[key];
-    if (!n)
-      throw InputError(location_of(node_, file_),
-                       fmt::format("{} is missing '{}'", path_, key));
-    return n;
+    if (n) return n;
+    // A misspelled key is the likeliest reason: name it where it is.
+    for (const auto& kv : node_) {
+      const std::string k = kv.first.as<std::string>();
+      if (!node_[k] || std::find(seen_.begin(), seen_.end(), k) != seen_.end()) continue;
+      if (nearest_name(k, {key}) == key)
+        throw InputError(location_of(kv.first, file_),
+                         fmt::format("unknown key '{}' in {}; did you mean '{}'?", k, path_, key));
+    }
+    throw InputError(location_of(node_, file_), fmt::format("{} is missing '{}'", path_, key));
   }
   std::string name(const std::string& key) const { return path_ + "." + key; }
 
@@ -132,8 +140,9 @@ void read_sm(Section s, SmConfig& sm) {
   sm.count = s.integer("count", 1, 4096);
   sm.clock_hz = s.positive("clock", Dimension::Frequency);
   sm.schedulers = s.integer("schedulers", 1, 16);
-  sm.policy = s.choice("scheduler_policy", {"gto", "lrr"}) == "gto" ? WarpScheduler::GreedyThenOldest
-                                                                   : WarpScheduler::LooseRoundRobin;
+  sm.policy = s.choice("scheduler_policy", {"gto", "lrr"}) == "gto"
+                  ? WarpScheduler::GreedyThenOldest
+                  : WarpScheduler::LooseRoundRobin;
   sm.max_warps = s.integer("max_warps", 1, 256);
   sm.max_ctas = s.integer("max_ctas", 1, 256);
   sm.registers = s.integer("registers", 1, 1u << 24);
@@ -288,12 +297,14 @@ ArchConfig load_arch_text(const std::string& text, const std::string& name) {
 
 ArchConfig load_arch(const std::string& name_or_path) {
   for (const BuiltinArch& b : builtin_archs())
-    if (name_or_path == b.name) return load_arch_text(b.text, std::string("<built-in ") + b.name + ">");
+    if (name_or_path == b.name)
+      return load_arch_text(b.text, std::string("<built-in ") + b.name + ">");
   if (name_or_path.find('/') == std::string::npos &&
       name_or_path.find(".yaml") == std::string::npos)
-    throw InputError(fmt::format("no GPU architecture named '{}'; built-in: {}, or a path to a "
-                                 "profiles/gpu-arch/*.yaml file",
-                                 name_or_path, builtin_arch_names()));
+    throw InputError(
+        fmt::format("no GPU architecture named '{}'; built-in: {}, or a path to a "
+                    "profiles/gpu-arch/*.yaml file",
+                    name_or_path, builtin_arch_names()));
   return load_arch_file(name_or_path);
 }
 

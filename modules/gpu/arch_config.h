@@ -54,7 +54,7 @@ struct L1Config {
 
 struct NocConfig {
   Rational clock_hz;
-  std::uint32_t latency = 1;     // NoC cycles, each direction
+  std::uint32_t latency = 1;      // NoC cycles, each direction
   std::uint32_t flit_bytes = 32;  // bytes a port moves per NoC cycle
   std::uint32_t request_header_bytes = 8;
 };
@@ -66,35 +66,35 @@ struct L2Config {
   std::uint32_t line_bytes = 128;
   std::uint32_t sector_bytes = 32;
   std::uint32_t ways = 16;
-  std::uint32_t mshrs = 64;          // per slice
-  std::uint32_t hit_latency = 100;   // L2 cycles, tag and data
+  std::uint32_t mshrs = 64;            // per slice
+  std::uint32_t hit_latency = 100;     // L2 cycles, tag and data
   std::uint32_t bytes_per_cycle = 64;  // per slice
   std::uint32_t interleave_bytes = 256;
 };
 
 struct DramConfig {
   std::uint32_t channels = 1;
-  std::uint32_t banks = 16;       // per channel
-  std::uint32_t row_bytes = 1024;  // row buffer (page) per bank
+  std::uint32_t banks = 16;              // per channel
+  std::uint32_t row_bytes = 1024;        // row buffer (page) per bank
   std::uint32_t interleave_bytes = 256;  // consecutive chunks go to consecutive channels
-  Rational channel_bytes_per_s;  // data bus of one channel
-  std::uint32_t burst_bytes = 32;  // one column access moves this many bytes
+  Rational channel_bytes_per_s;          // data bus of one channel
+  std::uint32_t burst_bytes = 32;        // one column access moves this many bytes
   std::uint64_t tRCD_ps = 0, tRP_ps = 0, tCL_ps = 0, tRAS_ps = 0, tWR_ps = 0;
   std::uint64_t tREFI_ps = 0, tRFC_ps = 0;  // refresh interval and duration; 0 = no refresh
-  std::uint64_t controller_ps = 0;  // controller and PHY, added once to every access
+  std::uint64_t controller_ps = 0;          // controller and PHY, added once to every access
 };
 
 // Energy per event (picojoules) and static power, for the power breakdown.
 struct EnergyConfig {
   std::array<Rational, kUnits> instruction_pj{};  // per warp instruction of each unit class
-  Rational l1_access_pj;      // per sector looked up in L1
-  Rational shared_access_pj;  // per shared-memory wavefront
-  Rational l2_access_pj;      // per sector at an L2 slice
-  Rational noc_flit_pj;       // per flit on the crossbar
-  Rational dram_activate_pj;  // per activate+precharge
-  Rational dram_burst_pj;     // per burst read or written
-  Rational static_w;          // leakage and clocks of the whole GPU while a kernel runs
-  Rational sm_active_w;       // per SM with resident warps, on top of static
+  Rational l1_access_pj;                          // per sector looked up in L1
+  Rational shared_access_pj;                      // per shared-memory wavefront
+  Rational l2_access_pj;                          // per sector at an L2 slice
+  Rational noc_flit_pj;                           // per flit on the crossbar
+  Rational dram_activate_pj;                      // per activate+precharge
+  Rational dram_burst_pj;                         // per burst read or written
+  Rational static_w;     // leakage and clocks of the whole GPU while a kernel runs
+  Rational sm_active_w;  // per SM with resident warps, on top of static
 };
 
 struct ArchConfig {

@@ -16,11 +16,11 @@ struct LineAccess {
 };
 
 // The lines touched, in order of first touch; returns how many (at most 64).
-unsigned coalesce(const ptx::StepRecord& rec, unsigned vector_width, std::uint32_t line_bytes,
-                  std::uint32_t sector_bytes, LineAccess out[64]);
+unsigned coalesce(const ptx::StepRecord& rec, std::uint32_t line_bytes, std::uint32_t sector_bytes,
+                  LineAccess out[64]);
 
 // Wavefronts (bank-serialized passes) of a shared-memory access; at least 1.
-unsigned shared_wavefronts(const ptx::StepRecord& rec, unsigned vector_width, std::uint32_t banks,
+unsigned shared_wavefronts(const ptx::StepRecord& rec, std::uint32_t banks,
                            std::uint32_t bank_bytes);
 
 }  // namespace cnuas::gpu

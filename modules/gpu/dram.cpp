@@ -7,9 +7,9 @@ namespace cnuas::gpu {
 DramBank::DramBank(sc_core::sc_module_name name, std::uint32_t global_index)
     : sc_core::sc_module(name), index(global_index) {}
 
-DramChannel::DramChannel(sc_core::sc_module_name name, std::uint32_t index,
-                         std::uint32_t slices, const ArchConfig& arch, const AddressMap& map,
-                         EventQueue& events, PerfRecorder& stats)
+DramChannel::DramChannel(sc_core::sc_module_name name, std::uint32_t index, std::uint32_t slices,
+                         const ArchConfig& arch, const AddressMap& map, EventQueue& events,
+                         PerfRecorder& stats)
     : sc_core::sc_module(name),
       index_(index),
       cfg_(arch.dram),
@@ -93,14 +93,16 @@ void DramChannel::pick(DramBank& bank, std::uint64_t now) {
     ++stats_.total().dram_activates;
     ++window.dram_activates;
   }
-  const std::uint32_t bursts = std::max<std::uint32_t>(1, (r.bytes + cfg_.burst_bytes - 1) /
-                                                              cfg_.burst_bytes);
+  const std::uint32_t bursts =
+      std::max<std::uint32_t>(1, (r.bytes + cfg_.burst_bytes - 1) / cfg_.burst_bytes);
   // The bank is occupied from its first command until its last burst leaves
   // (booked on the shared adapter with the bank's lane pinned); the data
   // crosses the channel's bus in turn with the other banks'.
   const Booking data = bus_.book(column + cfg_.tCL_ps, bursts * burst_ps_);
-  const Booking held = bank_lanes_.book_pinned(static_cast<std::uint32_t>(bank.index % cfg_.banks),
-                                               now, data.end_ps - now);
+  const std::uint32_t lane = bank.index % cfg_.banks;
+  const std::uint64_t from = std::max(now, bank_lanes_.free_at(lane));
+  const Booking held =
+      bank_lanes_.book_pinned(lane, from, data.end_ps > from ? data.end_ps - from : 0);
   // Precharge waits for tRAS, for a read's bursts, and for write recovery.
   bank.precharge_ok_ps = std::max(bank.precharge_ok_ps,
                                   write ? data.end_ps + cfg_.tWR_ps : column + bursts * burst_ps_);

@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include <systemc>
 #include <tlm_utils/simple_target_socket.h>
+#include <systemc>
 
 #include "core/lanes.h"
 #include "gpu/address_map.h"
@@ -69,8 +69,8 @@ class DramChannel : public sc_core::sc_module, public EventTarget {
   PerfRecorder& stats_;
   std::uint64_t burst_ps_;
   std::vector<std::unique_ptr<DramBank>> banks_;
-  LaneSet bank_lanes_;  // the shared adapter, one lane per bank, pinned by address
-  LaneSet bus_;         // the channel's data bus
+  LaneSet bank_lanes_;         // the shared adapter, one lane per bank, pinned by address
+  LaneSet bus_;                // the channel's data bus
   std::uint32_t first_slice_;  // slices first_slice_ ... bind from_l2[0 ...]
 };
 

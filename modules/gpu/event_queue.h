@@ -17,7 +17,8 @@ class EventTarget {
 
 class EventQueue {
  public:
-  void schedule(std::uint64_t at_ps, EventTarget* target, std::uint32_t kind, void* data = nullptr) {
+  void schedule(std::uint64_t at_ps, EventTarget* target, std::uint32_t kind,
+                void* data = nullptr) {
     heap_.push(Event{at_ps, seq_++, target, data, kind});
   }
   bool empty() const { return heap_.empty(); }

@@ -46,16 +46,13 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
   std::uint32_t cursor = 0;  // next SM to try, breadth-first over SMs
 
   Top(sc_core::sc_module_name name, ArchConfig a, std::uint64_t sample_cycles)
-      : sc_core::sc_module(name),
-        arch(std::move(a)),
-        stats(arch, sample_cycles),
-        map(arch) {
+      : sc_core::sc_module(name), arch(std::move(a)), stats(arch, sample_cycles), map(arch) {
     noc = std::make_unique<Noc>("noc", arch, events, stats);
     for (std::uint32_t i = 0; i < arch.sm.count; ++i) {
       sms.push_back(std::make_unique<Sm>(indexed("sm", i).c_str(), i, arch, events, pool, stats,
                                          deps, *this));
-      l1s.push_back(std::make_unique<L1Cache>(indexed("l1_", i).c_str(), i, arch, map, events,
-                                              pool, stats));
+      l1s.push_back(
+          std::make_unique<L1Cache>(indexed("l1_", i).c_str(), i, arch, map, events, pool, stats));
       sms.back()->to_l1.bind(l1s.back()->from_sm);
       l1s.back()->to_noc.bind(*noc->from_sm[i]);
     }
@@ -112,8 +109,7 @@ const ArchConfig& PerformanceGpu::arch() const {
 
 namespace {
 
-CtaShape shape_of(const ArchConfig& arch, const ptx::Function& f,
-                  const ptx::LaunchConfig& config) {
+CtaShape shape_of(const ArchConfig& arch, const ptx::Function& f, const ptx::LaunchConfig& config) {
   CtaShape s;
   const std::uint64_t threads = config.block.count();
   s.warps = static_cast<std::uint32_t>((threads + 31) / 32);
@@ -136,12 +132,11 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
                               const std::string& kernel, const ptx::LaunchConfig& config) {
   Top& t = *top_;
   const ptx::Function* f = module.module().find(kernel);
-  if (!f || !f->is_entry)
-    throw std::invalid_argument("no kernel (.entry) named '" + kernel + "'");
+  if (!f || !f->is_entry) throw std::invalid_argument("no kernel (.entry) named '" + kernel + "'");
   KernelRun result;
   result.kernel = kernel;
-  t.launch = Top::Launch{&executor, &module, &kernel, &config, shape_of(t.arch, *f, config), 0,
-                         config.grid.count()};
+  t.launch = Top::Launch{
+      &executor, &module, &kernel, &config, shape_of(t.arch, *f, config), 0, config.grid.count()};
   result.ctas_per_sm = ctas_per_sm(t.arch, t.launch.shape);
   if (result.ctas_per_sm == 0)
     throw std::invalid_argument(
@@ -168,9 +163,10 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
   if (stuck)
     throw ptx::ExecutionError(kernel, {}, {}, f->line, "",
                               "the kernel cannot finish: every remaining warp waits for something "
-                              "that never comes:" + blocked);
+                              "that never comes:" +
+                                  blocked);
   std::uint64_t end = clock.cycle_at_or_after(t.events.now());
-  for (auto& sm : t.sms) end = std::max(end, sm->last_issue_cycle() + 1);
+  for (auto& sm : t.sms) end = std::max(end, sm->evaluated());
   for (auto& sm : t.sms) sm->finish(end);
   result.cycles = end - start;
   result.time_ps = clock.ps(end) - clock.ps(start);

@@ -22,8 +22,8 @@ namespace cnuas::gpu {
 
 struct KernelRun {
   std::string kernel;
-  std::uint64_t cycles = 0;    // SM cycles from launch until the last memory traffic drained
-  std::uint64_t time_ps = 0;   // the same, in picoseconds
+  std::uint64_t cycles = 0;   // SM cycles from launch until the last memory traffic drained
+  std::uint64_t time_ps = 0;  // the same, in picoseconds
   std::uint32_t ctas = 0;
   std::uint32_t ctas_per_sm = 0;  // occupancy limit
   Counters total;
@@ -43,8 +43,8 @@ class PerformanceGpu {
   const ArchConfig& arch() const;
   // Runs a kernel to completion. Throws what the PTX engine throws (faults,
   // bad launches) and ptx::ExecutionError when CTAs can never finish.
-  KernelRun run(ptx::Executor& executor, const ptx::LoadedModule& module,
-                const std::string& kernel, const ptx::LaunchConfig& config);
+  KernelRun run(ptx::Executor& executor, const ptx::LoadedModule& module, const std::string& kernel,
+                const ptx::LaunchConfig& config);
 
  private:
   struct Top;

@@ -3,8 +3,7 @@
 namespace cnuas::gpu {
 
 L1Cache::L1Cache(sc_core::sc_module_name name, std::uint32_t sm, const ArchConfig& arch,
-                 const AddressMap& map, EventQueue& events, RequestPool& pool,
-                 PerfRecorder& stats)
+                 const AddressMap& map, EventQueue& events, RequestPool& pool, PerfRecorder& stats)
     : sc_core::sc_module(name),
       from_sm("from_sm"),
       to_noc("to_noc"),
@@ -113,18 +112,24 @@ tlm::tlm_sync_enum L1Cache::nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tl
 }
 
 void L1Cache::on_event(std::uint32_t kind, void* data, std::uint64_t now) {
-  if (kind == kSend) {
-    tlm::tlm_phase phase = tlm::BEGIN_REQ;
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    to_noc->nb_transport_fw(static_cast<MemRequest*>(data)->payload, phase, delay);
-    return;
+  switch (kind) {
+    case kSend: {
+      tlm::tlm_phase phase = tlm::BEGIN_REQ;
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      to_noc->nb_transport_fw(static_cast<MemRequest*>(data)->payload, phase, delay);
+      return;
+    }
+    case kRespond:
+      respond(*static_cast<MemRequest*>(data));
+      return;
+    default:  // kRetry: reads that found the MSHRs full try again
+      while (!mshrs_.stalled.empty() && !mshrs_.full()) {
+        MemRequest* r = mshrs_.stalled.front();
+        mshrs_.stalled.pop_front();
+        if (read(*r, now)) events_.schedule(now + hit_ps_, this, kRespond, r);
+      }
+      return;
   }
-  while (!mshrs_.stalled.empty() && !mshrs_.full()) {
-    MemRequest* r = mshrs_.stalled.front();
-    mshrs_.stalled.pop_front();
-    if (read(*r, now)) events_.schedule(now + hit_ps_, this, kRespond, r);
-  }
-  if (kind == kRespond) respond(*static_cast<MemRequest*>(data));
 }
 
 }  // namespace cnuas::gpu

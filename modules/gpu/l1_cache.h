@@ -5,9 +5,9 @@
 // annotated, a miss completes later on the backward path.
 #pragma once
 
-#include <systemc>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include <systemc>
 
 #include "gpu/address_map.h"
 #include "gpu/clock.h"

@@ -3,8 +3,7 @@
 namespace cnuas::gpu {
 
 L2Slice::L2Slice(sc_core::sc_module_name name, std::uint32_t index, const ArchConfig& arch,
-                 const AddressMap& map, EventQueue& events, RequestPool& pool,
-                 PerfRecorder& stats)
+                 const AddressMap& map, EventQueue& events, RequestPool& pool, PerfRecorder& stats)
     : sc_core::sc_module(name),
       from_noc("from_noc"),
       to_dram("to_dram"),

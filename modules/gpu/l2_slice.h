@@ -3,9 +3,9 @@
 // the hit latency, or when their sectors come back from DRAM.
 #pragma once
 
-#include <systemc>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include <systemc>
 
 #include "core/lanes.h"
 #include "gpu/address_map.h"

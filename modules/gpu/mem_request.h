@@ -26,13 +26,13 @@ struct MemRequestExt : tlm::tlm_extension<MemRequestExt> {
 struct MemRequest {
   tlm::tlm_generic_payload payload;
   MemRequestExt ext;
-  std::uint64_t line = 0;      // line-aligned address
-  std::uint32_t sectors = 0;   // sectors of the line this request covers
+  std::uint64_t line = 0;     // line-aligned address
+  std::uint32_t sectors = 0;  // sectors of the line this request covers
   Access access = Access::Read;
-  std::uint32_t sm = 0;        // the SM that asked (responses go back there)
-  std::uint32_t slice = 0;     // the L2 slice that owns the line
-  std::uint32_t bytes = 0;     // data bytes moved (sectors x sector size)
-  void* waiter = nullptr;      // who completes when the response arrives (owner-defined)
+  std::uint32_t sm = 0;     // the SM that asked (responses go back there)
+  std::uint32_t slice = 0;  // the L2 slice that owns the line
+  std::uint32_t bytes = 0;  // data bytes moved (sectors x sector size)
+  void* waiter = nullptr;   // who completes when the response arrives (owner-defined)
   std::uint64_t issued_ps = 0;
 
   MemRequest() {

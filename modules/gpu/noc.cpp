@@ -43,8 +43,8 @@ tlm::tlm_sync_enum Noc::nb_transport_fw(int, tlm::tlm_generic_payload& p, tlm::t
   MemRequest& r = MemRequest::of(p);
   const std::uint64_t now = events_.now() + delay.value();
   const std::uint64_t data = r.access == Access::Read ? 0 : r.bytes;
-  events_.schedule(cross(to_slice_, r.slice, cfg_.request_header_bytes + data, now), this,
-                   kDeliver, &r);
+  events_.schedule(cross(to_slice_, r.slice, cfg_.request_header_bytes + data, now), this, kDeliver,
+                   &r);
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
 }

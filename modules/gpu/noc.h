@@ -4,8 +4,8 @@
 // lanes of the shared adapter, so contention shows as waiting for a port.
 #pragma once
 
-#include <systemc>
 #include <memory>
+#include <systemc>
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -34,8 +34,8 @@ class Noc : public sc_core::sc_module, public EventTarget {
   enum Event : std::uint32_t { kDeliver, kReturn };
   tlm::tlm_sync_enum nb_transport_fw(int sm, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
-  tlm::tlm_sync_enum nb_transport_bw(int slice, tlm::tlm_generic_payload& p,
-                                     tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_bw(int slice, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
   std::uint64_t cross(LaneSet& ports, std::uint32_t port, std::uint64_t bytes, std::uint64_t now);
 
   const NocConfig& cfg_;

@@ -101,7 +101,8 @@ void PerfRecorder::bank_span(std::uint32_t bank, std::uint64_t from_ps, std::uin
   while (from_ps < to_ps) {
     const std::uint64_t c = sm_clock_.cycle_at_or_after(from_ps);
     const std::uint64_t rel = c > base_ ? c - base_ : 0;
-    const std::uint64_t boundary = sm_clock_.ps(base_ + (rel / sample_cycles_ + 1) * sample_cycles_);
+    const std::uint64_t boundary =
+        sm_clock_.ps(base_ + (rel / sample_cycles_ + 1) * sample_cycles_);
     const std::uint64_t end = std::min(to_ps, boundary);
     Counters& w = at_cycle(c);
     (data ? w.bank_data_ps : w.bank_active_ps)[bank] += end - from_ps;

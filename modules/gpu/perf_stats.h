@@ -20,9 +20,9 @@ constexpr std::size_t kStalls = static_cast<std::size_t>(Stall::kCount);
 const char* stall_name(Stall s);
 
 struct Counters {
-  std::vector<std::uint64_t> sm_instructions;  // warp instructions per SM
+  std::vector<std::uint64_t> sm_instructions;   // warp instructions per SM
   std::vector<std::uint64_t> sm_active_cycles;  // cycles with resident warps, per SM
-  std::array<std::uint64_t, 33> issue{};       // W1..W32 scheduler cycles by active lanes; [0] unused
+  std::array<std::uint64_t, 33> issue{};  // W1..W32 scheduler cycles by active lanes; [0] unused
   std::array<std::uint64_t, kStalls> stalls{};  // scheduler cycles without an issue, by reason
   std::array<std::uint64_t, kUnits> unit_instructions{};
   std::uint64_t thread_instructions = 0;
@@ -30,7 +30,7 @@ struct Counters {
   std::uint64_t shared_wavefronts = 0, shared_accesses = 0;
   std::uint64_t l2_hits = 0, l2_misses = 0;  // sectors
   std::uint64_t noc_flits = 0;
-  std::uint64_t noc_busy_ps = 0;  // port occupancy summed over ports
+  std::uint64_t noc_busy_ps = 0;                  // port occupancy summed over ports
   std::uint64_t dram_reads = 0, dram_writes = 0;  // bursts
   std::uint64_t dram_activates = 0, dram_row_hits = 0;
   std::vector<std::uint64_t> bank_data_ps;    // data bus time of each bank's bursts

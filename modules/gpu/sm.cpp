@@ -49,8 +49,7 @@ struct Sm::LoadTracker {
 };
 
 Sm::Sm(sc_core::sc_module_name name, std::uint32_t index, const ArchConfig& arch,
-       EventQueue& events, RequestPool& pool, PerfRecorder& stats, DepsCache& deps,
-       CtaSink& sink)
+       EventQueue& events, RequestPool& pool, PerfRecorder& stats, DepsCache& deps, CtaSink& sink)
     : sc_core::sc_module(name),
       to_l1("to_l1"),
       index_(index),
@@ -226,7 +225,8 @@ bool Sm::cycle(std::uint64_t c, std::uint64_t* next) {
           when = need;
         } else {
           const std::size_t u = static_cast<std::size_t>(d.unit);
-          const std::uint64_t free = d.unit == ptx::UnitClass::Memory ? lsu_free_ : pipe_free_[s][u];
+          const std::uint64_t free =
+              d.unit == ptx::UnitClass::Memory ? lsu_free_ : pipe_free_[s][u];
           if (free > c) {
             why = Stall::Structural;
             when = free;
@@ -267,7 +267,6 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
   w.cta->step(w.warp, &rec);
   w.deps = nullptr;
   last_issued_[s] = slot;
-  last_issue_ = c;
   const std::size_t u = static_cast<std::size_t>(d.unit);
   const unsigned lanes = static_cast<unsigned>(__builtin_popcount(rec.active));
   for (Counters* k : {&window, &stats_.total()}) {
@@ -316,8 +315,7 @@ void Sm::memory(WarpSlot& w, const WarpDeps& d, std::uint32_t base, const ptx::S
     case ptx::Space::Shared:
     case ptx::Space::SharedCta:
     case ptx::Space::SharedCluster: {
-      const unsigned waves =
-          shared_wavefronts(rec, rec.inst->vec, l1.shared_banks, l1.shared_bank_bytes);
+      const unsigned waves = shared_wavefronts(rec, l1.shared_banks, l1.shared_bank_bytes);
       lsu_free_ = c + waves;
       set_ready(w, d, base, c + l1.shared_latency + waves - 1, true);
       for (Counters* k : {&stats_.at_cycle(c), &stats_.total()}) {
@@ -337,11 +335,11 @@ void Sm::global_access(WarpSlot& w, const WarpDeps& d, std::uint32_t base,
                        const ptx::StepRecord& rec, std::uint64_t c) {
   const L1Config& l1 = arch_.l1;
   LineAccess lines[64];
-  const unsigned n = coalesce(rec, rec.inst->vec, l1.line_bytes, l1.sector_bytes, lines);
+  const unsigned n = coalesce(rec, l1.line_bytes, l1.sector_bytes, lines);
   const ptx::Opcode op = rec.inst->op;
-  const Access access = op == ptx::Opcode::st ? Access::Write
+  const Access access = op == ptx::Opcode::st                                 ? Access::Write
                         : (op == ptx::Opcode::atom || op == ptx::Opcode::red) ? Access::Atomic
-                                                                                : Access::Read;
+                                                                              : Access::Read;
   LoadTracker* t = nullptr;
   if (d.waits_for_memory) {
     if (free_trackers_.empty()) {
@@ -430,9 +428,8 @@ std::string Sm::blocked_warps() const {
     const WarpSlot& w = warps_[s];
     if (!w.live) continue;
     const ptx::Dim3 id = w.cta->cta_id();
-    out << " sm " << index_ << " CTA (" << id.x << "," << id.y << "," << id.z << ") warp "
-        << w.warp << (w.cta->warp_waiting(w.warp) ? " waits at a barrier" : " waits on memory")
-        << ";";
+    out << " sm " << index_ << " CTA (" << id.x << "," << id.y << "," << id.z << ") warp " << w.warp
+        << (w.cta->warp_waiting(w.warp) ? " waits at a barrier" : " waits on memory") << ";";
   }
   return out.str();
 }

@@ -13,8 +13,8 @@
 #include <memory>
 #include <vector>
 
-#include <systemc>
 #include <tlm_utils/simple_initiator_socket.h>
+#include <systemc>
 
 #include "gpu/clock.h"
 #include "gpu/event_queue.h"
@@ -43,21 +43,20 @@ class Sm : public sc_core::sc_module, public EventTarget {
  public:
   tlm_utils::simple_initiator_socket<Sm> to_l1;
 
-  Sm(sc_core::sc_module_name name, std::uint32_t index, const ArchConfig& arch,
-     EventQueue& events, RequestPool& pool, PerfRecorder& stats, DepsCache& deps, CtaSink& sink);
+  Sm(sc_core::sc_module_name name, std::uint32_t index, const ArchConfig& arch, EventQueue& events,
+     RequestPool& pool, PerfRecorder& stats, DepsCache& deps, CtaSink& sink);
   ~Sm() override;
 
   bool fits(const CtaShape& shape) const;
   // Makes the CTA resident; its warps may issue from `cycle`.
-  void launch(std::unique_ptr<ptx::Executor::Cta> cta, const CtaShape& shape,
-              std::uint64_t cycle);
+  void launch(std::unique_ptr<ptx::Executor::Cta> cta, const CtaShape& shape, std::uint64_t cycle);
   bool idle() const { return resident_ctas_ == 0; }
   // A kernel starts at `cycle`: statistics count from there.
   void begin(std::uint64_t cycle);
   // Counts the cycles up to `end_cycle` (exclusive) not yet accounted.
   void finish(std::uint64_t end_cycle);
-  // Cycle of the last issue, for the kernel's end.
-  std::uint64_t last_issue_cycle() const { return last_issue_; }
+  // Cycles before this one have been evaluated or accounted: the kernel ends no earlier.
+  std::uint64_t evaluated() const { return evaluated_; }
   // A description of each live warp, for a kernel that cannot finish.
   std::string blocked_warps() const;
 
@@ -78,8 +77,8 @@ class Sm : public sc_core::sc_module, public EventTarget {
   // `base`: the warp's register base when the instruction issued.
   void memory(WarpSlot& w, const WarpDeps& d, std::uint32_t base, const ptx::StepRecord& rec,
               std::uint64_t cycle);
-  void global_access(WarpSlot& w, const WarpDeps& d, std::uint32_t base,
-                     const ptx::StepRecord& rec, std::uint64_t cycle);
+  void global_access(WarpSlot& w, const WarpDeps& d, std::uint32_t base, const ptx::StepRecord& rec,
+                     std::uint64_t cycle);
   void set_ready(WarpSlot& w, const WarpDeps& d, std::uint32_t base, std::uint64_t cycle,
                  bool from_memory);
   void retire_warp(std::uint32_t slot, std::uint64_t cycle);
@@ -97,16 +96,15 @@ class Sm : public sc_core::sc_module, public EventTarget {
 
   std::vector<WarpSlot> warps_;
   std::vector<CtaSlot> ctas_;
-  std::vector<std::vector<std::uint32_t>> scheduler_warps_;  // slots per scheduler, oldest first
-  std::vector<std::uint32_t> last_issued_;                   // per scheduler, or ~0u
+  std::vector<std::vector<std::uint32_t>> scheduler_warps_;   // slots per scheduler, oldest first
+  std::vector<std::uint32_t> last_issued_;                    // per scheduler, or ~0u
   std::vector<Stall> reason_;                                 // per scheduler, last cycle evaluated
   std::vector<std::array<std::uint64_t, kUnits>> pipe_free_;  // per scheduler and unit
   std::uint64_t lsu_free_ = 0;
   std::uint32_t resident_ctas_ = 0, used_warps_ = 0, used_registers_ = 0, used_shared_ = 0;
   std::uint64_t age_ = 0;
   std::uint64_t evaluated_ = 0;  // cycles before this one are accounted
-  std::uint64_t last_issue_ = 0;
-  bool scheduled_ = false;  // a tick is in the calendar for scheduled_cycle_
+  bool scheduled_ = false;       // a tick is in the calendar for scheduled_cycle_
   std::uint64_t scheduled_cycle_ = 0;
   std::uint64_t generation_ = 0;  // ticks of older generations were superseded
   bool running_ = false;          // inside run_from: wakes are collected, not scheduled

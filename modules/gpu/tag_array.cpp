@@ -22,8 +22,8 @@ std::uint32_t TagArray::lookup(std::uint64_t line, std::uint64_t set_key) {
   return w->valid;
 }
 
-TagArray::Eviction TagArray::fill(std::uint64_t line, std::uint64_t set_key,
-                                  std::uint32_t sectors, bool dirty) {
+TagArray::Eviction TagArray::fill(std::uint64_t line, std::uint64_t set_key, std::uint32_t sectors,
+                                  bool dirty) {
   Eviction ev;
   Way* w = find(line, set_key);
   if (!w) {

@@ -33,7 +33,9 @@ class TagArray {
     std::uint32_t valid = 0, dirty = 0;
     std::uint64_t used = 0;
   };
-  Way* set_for(std::uint64_t set_key) { return &ways_storage_[(set_key / line_bytes_) % sets_ * ways_]; }
+  Way* set_for(std::uint64_t set_key) {
+    return &ways_storage_[(set_key / line_bytes_) % sets_ * ways_];
+  }
   Way* find(std::uint64_t line, std::uint64_t set_key);
 
   std::uint32_t line_bytes_, ways_;

@@ -89,8 +89,8 @@ struct Executor::Cta::State {
   std::uint64_t mbarrier_events = 0;          // state changes of any mbarrier, for stall detection
   LaunchStats stats;
   std::uint64_t limit = 0;
-  std::uint64_t clock = 0;   // %clock: issued instructions, or the SM cycle a timing model sets
-  std::uint32_t sm = ~0u;    // %smid when a timing model placed the CTA; else derived from the CTA id
+  std::uint64_t clock = 0;  // %clock: issued instructions, or the SM cycle a timing model sets
+  std::uint32_t sm = ~0u;  // %smid when a timing model placed the CTA; else derived from the CTA id
 
   Dim3 thread_of(const Warp& w, unsigned lane) const {
     const std::uint32_t linear = w.index * 32 + lane;

@@ -83,7 +83,8 @@ TEST(GpuMicrobench, PointerChaseBeyondL1GivesTheL2HitLatency) {
 
 TEST(GpuMicrobench, ColdChaseWithinOneRowPaysCasLatencyOnly) {
   // Lines of one 4 KiB row, never seen before: L2 misses that hit the open row.
-  const std::uint64_t dram = ns(arch().dram.tCL_ps) + burst_cycles() + ns(arch().dram.controller_ps);
+  const std::uint64_t dram =
+      ns(arch().dram.tCL_ps) + burst_cycles() + ns(arch().dram.controller_ps);
   EXPECT_DOUBLE_EQ(chase_slope(32, 128, 8, 24), static_cast<double>(l2_hit_cycles() + dram));
 }
 
@@ -94,7 +95,8 @@ TEST(GpuMicrobench, ColdChaseAcrossRowsPaysPrechargeAndActivate) {
   const double across = chase_slope(32, 4096, 8, 24);
   EXPECT_DOUBLE_EQ(across, static_cast<double>(l2_hit_cycles() + miss));
   const double within = chase_slope(32, 128, 8, 24);
-  EXPECT_DOUBLE_EQ(across - within, static_cast<double>(ns(arch().dram.tRP_ps + arch().dram.tRCD_ps)));
+  EXPECT_DOUBLE_EQ(across - within,
+                   static_cast<double>(ns(arch().dram.tRP_ps + arch().dram.tRCD_ps)));
 }
 
 // K arithmetic instructions on one warp: dependent (each reads the previous
@@ -113,7 +115,8 @@ std::string alu_kernel(int k, const std::string& op, const std::string& type, bo
     else
       s += "  add.u32 " + dst + ", " + src + ", " + src + ";\n";
   }
-  s += "  st.global." + std::string(type == "f32" ? "f32" : "u32") + " [%rd1], " + reg + "1;\n  ret;\n}\n";
+  s += "  st.global." + std::string(type == "f32" ? "f32" : "u32") + " [%rd1], " + reg +
+       "1;\n  ret;\n}\n";
   return ptx_module(s);
 }
 
@@ -142,10 +145,14 @@ std::string shared_kernel(int k, int stride) {
   std::string s =
       ".visible .entry banks(.param .u64 out)\n{\n"
       "  .shared .align 4 .b8 buf[16384];\n"
-      "  .reg .u32 %r<" + std::to_string(k + 8) + ">;\n  .reg .u64 %rd<2>;\n"
+      "  .reg .u32 %r<" +
+      std::to_string(k + 8) +
+      ">;\n  .reg .u64 %rd<2>;\n"
       "  ld.param.u64 %rd1, [out];\n"
       "  mov.u32 %r1, %tid.x;\n"
-      "  mul.lo.u32 %r2, %r1, " + std::to_string(stride * 4) + ";\n"
+      "  mul.lo.u32 %r2, %r1, " +
+      std::to_string(stride * 4) +
+      ";\n"
       "  mov.u32 %r3, buf;\n"
       "  add.u32 %r2, %r2, %r3;\n";
   for (int i = 0; i < k; ++i) s += "  ld.shared.u32 %r" + std::to_string(i + 6) + ", [%r2];\n";
@@ -154,8 +161,8 @@ std::string shared_kernel(int k, int stride) {
 }
 
 TEST(GpuMicrobench, SharedMemoryBankConflictsSerializeByTheirDegree) {
-  for (const auto& [stride, ways] : std::vector<std::pair<int, int>>{{1, 1}, {2, 2}, {8, 8},
-                                                                     {32, 32}, {0, 1}, {33, 1}}) {
+  for (const auto& [stride, ways] :
+       std::vector<std::pair<int, int>>{{1, 1}, {2, 2}, {8, 8}, {32, 32}, {0, 1}, {33, 1}}) {
     std::uint64_t cycles[2], waves[2];
     const int ks[2] = {16, 48};
     for (int j = 0; j < 2; ++j) {

@@ -1,0 +1,20 @@
+// The performance model's statistics as JSON, with the names GPU architects
+// use: cycles, IPC (global and per SM), the warp-issue distribution W0..W32,
+// stall reasons, L1/L2 hit rates, DRAM efficiency and utilization per bank,
+// bandwidth, NoC occupancy and the power breakdown, per kernel and as time
+// series sampled every N cycles.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "gpu/arch_config.h"
+#include "gpu/gpu_model.h"
+
+namespace cnuas::gpu {
+
+// Derived figures of one counter set over `cycles` SM cycles.
+nlohmann::json summary_json(const Counters& c, const ArchConfig& arch, std::uint64_t cycles);
+// A kernel: its summary, its per-SM and per-bank detail and its time series.
+nlohmann::json kernel_json(const KernelRun& run, const ArchConfig& arch);
+
+}  // namespace cnuas::gpu

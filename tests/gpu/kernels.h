@@ -1,0 +1,81 @@
+// Hand-written PTX kernels for the GPU model tests (no nvcc needed).
+#pragma once
+
+#include <string>
+
+#include "gpu_harness.h"
+
+namespace cnuas::gpu::testing {
+
+// Each thread reads the float4 a[i] (a warp reads four 128-byte lines with
+// one instruction); it writes only a negative value (none in the tests), so
+// the traffic is reads alone.
+inline std::string stream_kernel() {
+  return ptx_module(R"(
+.visible .entry stream(.param .u64 a, .param .u64 out, .param .u64 n)
+{
+  .reg .u32 %r<6>;
+  .reg .u64 %rd<8>;
+  .reg .f32 %f<6>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [out];
+  ld.param.u64 %rd3, [n];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.u32 %r4, %r1, %r2, %r3;
+  cvt.u64.u32 %rd4, %r4;
+  setp.ge.u64 %p1, %rd4, %rd3;
+  @%p1 bra DONE;
+  shl.b64 %rd5, %rd4, 4;
+  add.u64 %rd6, %rd1, %rd5;
+  ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd6];
+  setp.lt.f32 %p2, %f1, 0f00000000;
+  @%p2 st.global.f32 [%rd2], %f1;
+DONE:
+  ret;
+}
+)");
+}
+
+// out[i] = 2 * in[blockDim - 1 - i within the CTA], through shared memory and a
+// barrier; every thread also adds 1 to *counter. 256 threads per CTA.
+inline std::string reverse_kernel() {
+  return ptx_module(R"(
+.visible .entry reverse(.param .u64 in, .param .u64 out, .param .u64 counter)
+{
+  .shared .align 4 .b8 tile[1024];
+  .reg .u32 %r<12>;
+  .reg .u64 %rd<8>;
+  .reg .f32 %f<4>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  ld.param.u64 %rd3, [counter];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.u32 %r4, %r2, %r3, %r1;
+  mul.wide.u32 %rd4, %r4, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  ld.global.f32 %f1, [%rd5];
+  mul.f32 %f2, %f1, 0f40000000;
+  shl.b32 %r5, %r1, 2;
+  mov.u32 %r6, tile;
+  add.u32 %r7, %r6, %r5;
+  st.shared.f32 [%r7], %f2;
+  bar.sync 0;
+  mov.u32 %r10, 255;
+  sub.u32 %r8, %r10, %r1;
+  shl.b32 %r8, %r8, 2;
+  add.u32 %r8, %r6, %r8;
+  ld.shared.f32 %f3, [%r8];
+  add.u64 %rd6, %rd2, %rd4;
+  st.global.f32 [%rd6], %f3;
+  atom.global.add.u32 %r9, [%rd3], 1;
+  ret;
+}
+)");
+}
+
+}  // namespace cnuas::gpu::testing
