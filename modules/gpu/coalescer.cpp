@@ -47,20 +47,31 @@ unsigned coalesce(const ptx::StepRecord& rec, std::uint32_t line_bytes, std::uin
 
 unsigned shared_wavefronts(const ptx::StepRecord& rec, std::uint32_t banks,
                            std::uint32_t bank_bytes) {
-  std::uint64_t words[32 * 16];
-  unsigned n = 0;
+  // Distinct words per bank, kept in small per-bank lists (a warp touches at
+  // most 32 x 16 words, and a bank's list is short unless it conflicts).
+  constexpr unsigned kMaxWords = 32 * 16;
+  std::uint64_t words[kMaxWords];
+  std::uint16_t next[kMaxWords];
+  std::uint16_t head[128];
+  std::uint32_t count[128];
+  const std::uint32_t nbanks = std::min<std::uint32_t>(banks, 128);
+  std::fill(head, head + nbanks, std::uint16_t{0xffff});
+  std::fill(count, count + nbanks, 0u);
+  unsigned n = 0, worst = 1;
   for (std::uint32_t m = rec.active; m; m &= m - 1) {
-    const unsigned l = static_cast<unsigned>(__builtin_ctz(m));
-    const Span s = lane_span(rec, l);
-    for (std::uint64_t w = s.first / bank_bytes; w <= (s.end - 1) / bank_bytes && n < 32 * 16; ++w)
-      words[n++] = w;
+    const Span s = lane_span(rec, static_cast<unsigned>(__builtin_ctz(m)));
+    for (std::uint64_t w = s.first / bank_bytes; w <= (s.end - 1) / bank_bytes && n < kMaxWords;
+         ++w) {
+      const std::uint32_t b = static_cast<std::uint32_t>(w % nbanks);
+      bool seen = false;
+      for (std::uint16_t k = head[b]; k != 0xffff && !seen; k = next[k]) seen = words[k] == w;
+      if (seen) continue;  // the same word: a broadcast
+      words[n] = w;
+      next[n] = head[b];
+      head[b] = static_cast<std::uint16_t>(n++);
+      worst = std::max(worst, ++count[b]);
+    }
   }
-  if (n == 0) return 1;
-  std::sort(words, words + n);
-  n = static_cast<unsigned>(std::unique(words, words + n) - words);
-  std::uint32_t per_bank[128] = {};
-  unsigned worst = 1;
-  for (unsigned k = 0; k < n; ++k) worst = std::max(worst, ++per_bank[words[k] % banks]);
   return worst;
 }
 

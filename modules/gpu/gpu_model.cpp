@@ -43,7 +43,8 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
     CtaShape shape;
     std::uint64_t next = 0, count = 0;
   } launch;
-  std::uint32_t cursor = 0;  // next SM to try, breadth-first over SMs
+  std::uint32_t cursor = 0;                                // next SM to try, breadth-first over SMs
+  std::vector<std::unique_ptr<ptx::Executor::Cta>> spare;  // finished CTAs, for their storage
 
   Top(sc_core::sc_module_name name, ArchConfig a, std::uint64_t sample_cycles)
       : sc_core::sc_module(name), arch(std::move(a)), stats(arch, sample_cycles), map(arch) {
@@ -73,7 +74,13 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
     const ptx::Dim3 id{static_cast<std::uint32_t>(linear % g.x),
                        static_cast<std::uint32_t>((linear / g.x) % g.y),
                        static_cast<std::uint32_t>(linear / (std::uint64_t{g.x} * g.y))};
-    return launch.executor->begin_cta(*launch.module, *launch.kernel, *launch.config, id);
+    std::unique_ptr<ptx::Executor::Cta> reuse;
+    if (!spare.empty()) {
+      reuse = std::move(spare.back());
+      spare.pop_back();
+    }
+    return launch.executor->begin_cta(*launch.module, *launch.kernel, *launch.config, id,
+                                      std::move(reuse));
   }
 
   // Hands out CTAs breadth-first: one per SM in turn while they fit.
@@ -91,7 +98,9 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
     }
   }
 
-  void cta_finished(std::uint32_t sm, std::uint64_t cycle) override {
+  void cta_finished(std::uint32_t sm, std::uint64_t cycle,
+                    std::unique_ptr<ptx::Executor::Cta> done) override {
+    spare.push_back(std::move(done));
     if (launch.next < launch.count && sms[sm]->fits(launch.shape))
       sms[sm]->launch(make_cta(launch.next++), launch.shape, cycle + arch.sm.cta_launch_cycles);
   }

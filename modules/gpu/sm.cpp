@@ -61,6 +61,8 @@ Sm::Sm(sc_core::sc_module_name name, std::uint32_t index, const ArchConfig& arch
       deps_(deps),
       sink_(sink),
       warps_(arch.sm.max_warps),
+      not_before_(arch.sm.max_warps, 0),
+      blocked_(arch.sm.max_warps, Stall::Idle),
       ctas_(arch.sm.max_ctas),
       scheduler_warps_(arch.sm.schedulers),
       last_issued_(arch.sm.schedulers, kNone),
@@ -101,6 +103,8 @@ void Sm::launch(std::unique_ptr<ptx::Executor::Cta> cta, const CtaShape& shape,
     ws.live = true;
     ws.finished = false;
     ws.deps = nullptr;
+    not_before_[s] = 0;
+    blocked_[s] = Stall::Idle;
     ws.age = ++age_;
     std::fill(ws.ready.begin(), ws.ready.end(), 0);
     std::fill(ws.from_memory.begin(), ws.from_memory.end(), 0);
@@ -196,10 +200,20 @@ bool Sm::cycle(std::uint64_t c, std::uint64_t* next) {
         if (k == n) break;
         slot = list[(start + k) % n];
       }
-      WarpSlot& w = warps_[slot];
-      if (!w.live) continue;
       Stall why;
       std::uint64_t when = kNever;
+      if (not_before_[slot] > c) {  // known to be blocked: no need to look at the warp
+        why = blocked_[slot];
+        when = not_before_[slot];
+        if (first) {
+          first_reason = why;
+          first = false;
+        }
+        *next = std::min(*next, when);
+        continue;
+      }
+      WarpSlot& w = warps_[slot];
+      if (!w.live) continue;
       if (w.cta->warp_waiting(w.warp)) {
         why = Stall::Barrier;
       } else {
@@ -237,6 +251,8 @@ bool Sm::cycle(std::uint64_t c, std::uint64_t* next) {
           }
         }
       }
+      not_before_[slot] = when;
+      blocked_[slot] = why;
       if (first) {
         first_reason = why;
         first = false;
@@ -262,7 +278,8 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
   WarpSlot& w = warps_[slot];
   const WarpDeps& d = *w.deps;
   const std::uint32_t base = w.cta->register_base(w.warp);
-  ptx::StepRecord rec;
+  ptx::StepRecord& rec =
+      record_;  // reused: zeroing its 32 addresses per issue costs more than the issue
   w.cta->set_clock(c);
   w.cta->step(w.warp, &rec);
   w.deps = nullptr;
@@ -275,6 +292,10 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
     ++k->issue[lanes];
     k->thread_instructions += lanes;
   }
+  not_before_[slot] = 0;
+  if (d.unit == ptx::UnitClass::Sync)  // a barrier may have released its waiters
+    for (std::size_t k = 0; k < warps_.size(); ++k)
+      if (blocked_[k] == Stall::Barrier) not_before_[k] = 0;
   if (d.unit == ptx::UnitClass::Memory && rec.active) {
     memory(w, d, base, rec, c);
   } else {
@@ -398,6 +419,7 @@ tlm::tlm_sync_enum Sm::nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tlm_pha
       const std::size_t idx = t->base + static_cast<std::uint32_t>(t->deps->write[k]);
       if (idx < w.ready.size() && w.ready[idx] == kNever) w.ready[idx] = t->ready;
     }
+    not_before_[t->slot] = 0;
     free_trackers_.push_back(t);
     wake(t->ready);
   }
@@ -414,12 +436,12 @@ void Sm::retire_warp(std::uint32_t slot, std::uint64_t c) {
   CtaSlot& cta = ctas_[w.cta_slot];
   w.cta = nullptr;
   if (--cta.live_warps) return;
-  cta.cta.reset();
+  std::unique_ptr<ptx::Executor::Cta> done = std::move(cta.cta);
   --resident_ctas_;
   used_warps_ -= cta.shape.warps;
   used_registers_ -= cta.shape.registers;
   used_shared_ -= cta.shape.shared_bytes;
-  sink_.cta_finished(index_, c + 1);
+  sink_.cta_finished(index_, c + 1, std::move(done));
 }
 
 std::string Sm::blocked_warps() const {

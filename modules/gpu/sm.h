@@ -35,8 +35,10 @@ struct CtaShape {
 class CtaSink {
  public:
   virtual ~CtaSink() = default;
-  // An SM finished a CTA at `cycle` and has room for another.
-  virtual void cta_finished(std::uint32_t sm, std::uint64_t cycle) = 0;
+  // An SM finished a CTA at `cycle` and has room for another; the finished
+  // CTA's storage comes along for reuse.
+  virtual void cta_finished(std::uint32_t sm, std::uint64_t cycle,
+                            std::unique_ptr<ptx::Executor::Cta> done) = 0;
 };
 
 class Sm : public sc_core::sc_module, public EventTarget {
@@ -95,6 +97,10 @@ class Sm : public sc_core::sc_module, public EventTarget {
   CtaSink& sink_;
 
   std::vector<WarpSlot> warps_;
+  // A blocked warp is not looked at again before not_before_[slot] (kNever:
+  // until its memory response or a barrier release clears it); blocked_ says why.
+  std::vector<std::uint64_t> not_before_;
+  std::vector<Stall> blocked_;
   std::vector<CtaSlot> ctas_;
   std::vector<std::vector<std::uint32_t>> scheduler_warps_;   // slots per scheduler, oldest first
   std::vector<std::uint32_t> last_issued_;                    // per scheduler, or ~0u
@@ -109,6 +115,7 @@ class Sm : public sc_core::sc_module, public EventTarget {
   std::uint64_t generation_ = 0;  // ticks of older generations were superseded
   bool running_ = false;          // inside run_from: wakes are collected, not scheduled
   std::uint64_t pending_wake_ = UINT64_MAX;
+  ptx::StepRecord record_;
   std::vector<std::unique_ptr<LoadTracker>> tracker_storage_;
   std::vector<LoadTracker*> free_trackers_;
 };

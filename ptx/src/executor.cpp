@@ -701,7 +701,13 @@ void reset_cta(Executor::Cta::State& s, const Function& f, Dim3 cta_id) {
   std::fill(std::begin(s.bar_expected), std::end(s.bar_expected), 0u);
   const std::uint32_t warps = (s.threads + 31) / 32;
   s.warps.resize(warps);
-  const std::size_t stack = frame_bytes(f) > 0 ? std::size_t{config.stack_bytes} * 32 : 0;
+  // Kernel parameters are read from the launch's buffer, so a kernel needs a
+  // stack only for locals, call parameters, or the frames of what it calls.
+  const bool calls = std::any_of(f.code.begin(), f.code.end(),
+                                 [](const Instruction& i) { return i.op == Opcode::call; });
+  const std::size_t stack = (f.local_bytes > 0 || f.call_param_bytes > 0 || calls)
+                                ? std::size_t{config.stack_bytes} * 32
+                                : 0;
   for (std::uint32_t wi = 0; wi < warps; ++wi) {
     Warp& w = s.warps[wi];
     w.index = wi;
@@ -757,12 +763,28 @@ std::unique_ptr<State> new_state(const LoadedModule& module, const LaunchConfig&
 
 std::unique_ptr<Executor::Cta> Executor::begin_cta(const LoadedModule& module,
                                                    const std::string& kernel,
-                                                   const LaunchConfig& config, Dim3 cta_id) {
+                                                   const LaunchConfig& config, Dim3 cta_id,
+                                                   std::unique_ptr<Cta> recycled) {
   const Function& f = check_launch(module, kernel, config);
   if (cluster_shape(f, config, kernel).count() > 1)
     throw std::invalid_argument("kernel '" + kernel +
                                 "' runs in clusters of several CTAs: the step interface issues one "
                                 "CTA at a time; use launch");
+  if (recycled) {
+    State& s = *recycled->s_;
+    s.module = &module;
+    s.config = &config;
+    s.memory = &memory_;
+    s.out = &out_;
+    s.limit = config.instruction_limit ? config.instruction_limit : (1ull << 40);
+    s.stats = LaunchStats{};
+    s.clock = 0;
+    s.sm = ~0u;
+    s.own_cluster->arrived = 0;
+    s.own_cluster->phase = 0;
+    reset_cta(s, f, cta_id);
+    return recycled;
+  }
   auto s = new_state(module, config, memory_, out_);
   s->own_cluster = std::make_unique<ClusterState>();
   s->own_cluster->members = {s.get()};

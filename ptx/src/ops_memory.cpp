@@ -199,24 +199,29 @@ u64 atomic_op(Mode m, Type t, u64 old, u64 b, u64 c) {
 // Null base means "ask Access::resolve" (global memory, or an out-of-range lane).
 template <unsigned B>
 inline std::uint8_t* fast_resolve(Ctx& c, const Access& acc, unsigned lane, u64 a) {
+  std::uint8_t* p = nullptr;
   switch (acc.space) {
     case Space::Shared:
     case Space::SharedCta:
-      if (a + B <= c.s.shared.size()) return c.s.shared.data() + a;
+      if (a + B <= c.s.shared.size()) p = c.s.shared.data() + a;
       break;
     case Space::Global:
-      if (std::uint8_t* p = c.s.memory->find(a, B)) {
-        c.s.stats.global_bytes += B;
-        return p;
-      }
+      p = c.s.memory->find(a, B);
+      if (p) c.s.stats.global_bytes += B;
       break;
     case Space::Const:
-      if (std::uint8_t* p = c.s.memory->find(a, B)) return p;
+      p = c.s.memory->find(a, B);
       break;
     default:
       break;
   }
-  return acc.resolve(lane, a, B);
+  if (!p) return acc.resolve(lane, a, B);  // fills the record itself
+  if (c.record) {
+    c.record->addresses[lane] = a;
+    c.record->space = acc.space;
+    c.record->access_bytes = B;
+  }
+  return p;
 }
 
 template <unsigned B>
@@ -307,7 +312,7 @@ bool exec_memory(Ctx& c, const Instruction& i) {
       const Operand& d = i.ops[0];
       Access acc{c, i, i.ops[1], i.space, false};
       const unsigned eb = type_bytes(i.type);
-      if (d.kind == Operand::Kind::Reg && !c.record) {
+      if (d.kind == Operand::Kind::Reg) {
         load_scalar(c, i, acc, c.reg(d.reg), c.reg_width(d.reg));
         return true;
       }
@@ -331,7 +336,7 @@ bool exec_memory(Ctx& c, const Instruction& i) {
       Access acc{c, i, i.ops[0], i.space, true};
       const unsigned eb = type_bytes(i.type);
       std::uint64_t scratch[32];
-      if (v.kind != Operand::Kind::Vector && !c.record) {
+      if (v.kind != Operand::Kind::Vector) {
         store_scalar(c, i, acc, c.src(v, scratch));
         return true;
       }

@@ -120,9 +120,12 @@ class Executor {
                      const LaunchConfig& config);
 
   // The step interface: begin a CTA, then issue instructions warp by warp.
+  // A finished CTA passed as `recycled` lends its storage (warps, registers,
+  // stacks): a grid of many CTAs then does not spend its time allocating.
   class Cta;
   std::unique_ptr<Cta> begin_cta(const LoadedModule& module, const std::string& kernel,
-                                 const LaunchConfig& config, Dim3 cta_id);
+                                 const LaunchConfig& config, Dim3 cta_id,
+                                 std::unique_ptr<Cta> recycled = nullptr);
 
  private:
   DeviceMemory& memory_;

@@ -24,3 +24,17 @@ extern "C" __global__ void triad(const float* a, const float* b, float* c, float
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
     c[i] = a[i] + s * b[i];
 }
+
+// Sum of x into *out: a shared-memory tree per block (256 threads), one atomic per block.
+extern "C" __global__ void reduce_sum(const float* x, float* out, int n) {
+  __shared__ float partial[256];
+  float v = 0.0f;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) v += x[i];
+  partial[threadIdx.x] = v;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) atomicAdd(out, partial[0]);
+}

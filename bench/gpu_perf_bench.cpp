@@ -1,0 +1,102 @@
+// Speed of the detailed GPU model: simulated warp instructions and SM cycles
+// per second of wall time in performance mode, against the PTX engine alone
+// (functional mode), on the project's SGEMM, reduction and STREAM triad.
+//
+//   gpu_perf_bench [WORKLOADS.ptx] [ARCH=h100-sxm] [SGEMM_SIZE=256] [N=4194304]
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+#include <systemc>
+
+#include "gpu/gpu_model.h"
+#include "ptx/executor.h"
+
+using namespace cnuas;
+
+namespace {
+
+template <class... Args>
+std::vector<std::uint8_t> params(const ptx::Function& f, const Args&... args) {
+  std::vector<std::uint8_t> p(f.param_bytes);
+  std::size_t k = 0;
+  auto place = [&](const auto& v) { std::memcpy(p.data() + f.params[k++].offset, &v, sizeof v); };
+  (place(args), ...);
+  return p;
+}
+
+double seconds_of(const std::function<void()>& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+// sc_main: the model is built of sc_modules (SystemC supplies main).
+int sc_main(int argc, char* argv[]) {
+  const std::string file = argc > 1 ? argv[1] : CNUAS_WORKLOADS_PTX;
+  const std::string arch_name = argc > 2 ? argv[2] : "h100-sxm";
+  const int n = argc > 3 ? std::atoi(argv[3]) : 256;
+  const int elements = argc > 4 ? std::atoi(argv[4]) : 1 << 22;
+  std::ifstream in(file);
+  if (!in) {
+    std::fprintf(stderr, "cannot open %s\n", file.c_str());
+    return 2;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  auto module = ptx::Module::parse(text.str(), file);
+  ptx::DeviceMemory mem;
+  std::ostringstream printed;
+  ptx::Executor exec(mem, printed);
+  ptx::LoadedModule lm(module, mem);
+  gpu::PerformanceGpu gpu("gpu", gpu::load_arch(arch_name));
+
+  std::vector<float> ones(std::max<std::size_t>(std::size_t(n) * n, std::size_t(elements)), 1.0f);
+  const std::uint64_t a = mem.allocate(ones.size() * 4), b = mem.allocate(ones.size() * 4),
+                      c = mem.allocate(ones.size() * 4), sum = mem.allocate(4);
+  mem.write(a, ones.data(), ones.size() * 4);
+  mem.write(b, ones.data(), ones.size() * 4);
+
+  struct Case {
+    const char* name;
+    ptx::LaunchConfig config;
+  };
+  std::vector<Case> cases(3);
+  cases[0].name = "sgemm";
+  cases[0].config.grid = {static_cast<std::uint32_t>(n / 16), static_cast<std::uint32_t>(n / 16),
+                          1};
+  cases[0].config.block = {16, 16, 1};
+  cases[0].config.params = params(*module->find("sgemm"), a, b, c, n, n, n, 1.0f, 0.0f);
+  cases[1].name = "reduce_sum";
+  cases[1].config.grid = {static_cast<std::uint32_t>(elements / 256 / 8), 1, 1};
+  cases[1].config.block = {256, 1, 1};
+  cases[1].config.params = params(*module->find("reduce_sum"), a, sum, elements);
+  cases[2].name = "triad";
+  cases[2].config.grid = {static_cast<std::uint32_t>(elements / 256), 1, 1};
+  cases[2].config.block = {256, 1, 1};
+  cases[2].config.params = params(*module->find("triad"), a, b, c, 3.0f, elements);
+
+  std::printf("architecture %s; SGEMM %dx%dx%d; reduction and triad over %d floats\n",
+              arch_name.c_str(), n, n, n, elements);
+  std::printf("%-11s %12s %12s %10s %10s %12s %12s %9s\n", "kernel", "warp instr", "cycles",
+              "func s", "perf s", "M winstr/s", "M cycles/s", "slowdown");
+  for (Case& k : cases) {
+    ptx::LaunchStats f;
+    const double functional = seconds_of([&] { f = exec.launch(lm, k.name, k.config); });
+    gpu::KernelRun r;
+    const double perf = seconds_of([&] { r = gpu.run(exec, lm, k.name, k.config); });
+    std::printf("%-11s %12llu %12llu %10.3f %10.3f %12.2f %12.3f %8.2fx\n", k.name,
+                static_cast<unsigned long long>(f.warp_instructions),
+                static_cast<unsigned long long>(r.cycles), functional, perf,
+                static_cast<double>(f.warp_instructions) / perf / 1e6,
+                static_cast<double>(r.cycles) / perf / 1e6, perf / functional);
+  }
+  return 0;
+}
