@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "core/errors.h"
 #include "core/simulation.h"
+#include "gpu/arch_config.h"
 
 namespace po = boost::program_options;
 
@@ -38,6 +39,7 @@ void set(const char* name, const std::string& value) {
 
 int exec_command(const std::vector<std::string>& args) {
   std::string platform, trace, stats, perfetto, log;
+  std::string gpu_mode, gpu_kernel_modes, gpu_arch, gpu_sample, gpu_stats, gpu_report;
   std::vector<std::string> sets;
   po::options_description opts("cnuas exec [options] -- PROGRAM [ARGS...]");
   opts.add_options()("help,h", "show this help")("platform,p", po::value(&platform),
@@ -46,7 +48,17 @@ int exec_command(const std::vector<std::string>& args) {
       "stats", po::value(&stats), "write statistics as JSON at exit")(
       "perfetto", po::value(&perfetto), "write a Perfetto/Chrome JSON trace at exit")(
       "set", po::value(&sets)->composing(), "override a field: ELEMENT.FIELD=VALUE (repeatable)")(
-      "log", po::value(&log), "runtime messages: quiet, warning (default) or info");
+      "log", po::value(&log), "runtime messages: quiet, warning (default) or info")(
+      "gpu-mode", po::value(&gpu_mode),
+      "kernel timing on every GPU: analytic, performance or functional (default: the platform's)")(
+      "gpu-kernel-modes", po::value(&gpu_kernel_modes),
+      "per-kernel timing, KERNEL=MODE,KERNEL=MODE")(
+      "gpu-arch", po::value(&gpu_arch),
+      "performance-model architecture: h100-sxm, h200-sxm, gtx-1080-ti or a YAML path")(
+      "gpu-sample", po::value(&gpu_sample), "performance model: SM cycles per time-series sample")(
+      "gpu-stats", po::value(&gpu_stats), "write the performance model's statistics as JSON")(
+      "gpu-report", po::value(&gpu_report),
+      "write the performance model's HTML report and SVG pictures into this directory");
   const auto dash = std::find(args.begin(), args.end(), "--");
   const std::vector<std::string> own(args.begin(), dash);
   po::variables_map vm = parse_command_line(own, opts, nullptr);
@@ -54,11 +66,18 @@ int exec_command(const std::vector<std::string>& args) {
     std::cout << opts
               << "\nThe program must be built with nvcc -cudart shared. The same settings "
                  "as environment variables: CNUAS_PLATFORM, CNUAS_TRACE, CNUAS_STATS, "
-                 "CNUAS_PERFETTO, CNUAS_SET (';'-separated), CNUAS_LOG.\n";
+                 "CNUAS_PERFETTO, CNUAS_SET (';'-separated), CNUAS_LOG, CNUAS_GPU_MODE, "
+                 "CNUAS_GPU_KERNEL_MODES, CNUAS_GPU_ARCH, CNUAS_GPU_SAMPLE, CNUAS_GPU_STATS, "
+                 "CNUAS_GPU_REPORT.\n";
     return 0;
   }
   if (dash == args.end() || dash + 1 == args.end())
     throw InputError("cnuas exec needs a program after '--': cnuas exec [options] -- ./program");
+  if (!gpu_mode.empty() && gpu_mode != "analytic" && gpu_mode != "performance" &&
+      gpu_mode != "functional")
+    throw InputError("--gpu-mode '" + gpu_mode +
+                     "' is not a kernel timing; accepted: analytic, performance, functional");
+  if (!gpu_arch.empty()) gpu::load_arch(gpu_arch);  // refuses a bad profile before the program runs
   if (!platform.empty()) {
     // Check the platform now, so that a mistake is reported before the program starts.
     RunOptions check;
@@ -76,6 +95,14 @@ int exec_command(const std::vector<std::string>& args) {
   set("CNUAS_PERFETTO", perfetto);
   set("CNUAS_SET", joined);
   set("CNUAS_LOG", log);
+  set("CNUAS_GPU_MODE", gpu_mode);
+  set("CNUAS_GPU_KERNEL_MODES", gpu_kernel_modes);
+  set("CNUAS_GPU_ARCH", gpu_arch);
+  set("CNUAS_GPU_SAMPLE", gpu_sample);
+  set("CNUAS_GPU_STATS",
+      gpu_stats.empty() ? gpu_stats : std::filesystem::absolute(gpu_stats).string());
+  set("CNUAS_GPU_REPORT",
+      gpu_report.empty() ? gpu_report : std::filesystem::absolute(gpu_report).string());
   const char* old = std::getenv("LD_LIBRARY_PATH");
   set("LD_LIBRARY_PATH", library_dir() + (old && *old ? std::string(":") + old : ""));
   std::vector<char*> argv;

@@ -13,6 +13,8 @@ const std::vector<WorkDimInfo>& work_dim_table() {
       {WorkDim::Address, "address", Dimension::Count, "target address (selects a pinned lane)"},
       {WorkDim::WarpInstructions, "warp_instructions", Dimension::Count,
        "GPU warp instructions issued (a kernel's functional instruction count)"},
+      {WorkDim::DeviceTime, "device_time", Dimension::Time,
+       "a kernel's duration as a detailed GPU model measured it (\"12 us\"; ps when bare)"},
   };
   return table;
 }
@@ -47,6 +49,9 @@ std::uint64_t parse_work_value(WorkDim d, const std::string& text) {
     // A bare number of bytes is the common case; a unit is optional here.
     bool bare = text.find_first_not_of("0123456789_ ") == std::string::npos;
     value = bare ? parse_decimal(text) : parse_quantity(text, Dimension::Data).value / Rational(8);
+  } else if (info.quantity == Dimension::Time) {
+    bool bare = text.find_first_not_of("0123456789_ ") == std::string::npos;
+    value = bare ? parse_decimal(text) : parse_quantity(text, Dimension::Time).value;
   } else {
     value = parse_quantity(text, Dimension::Count).value;
   }

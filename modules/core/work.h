@@ -24,6 +24,7 @@ enum class WorkDim : std::uint8_t {
   Requests,
   Address,
   WarpInstructions,
+  DeviceTime,
   kCount
 };
 

@@ -7,8 +7,9 @@ namespace cnuas {
 const Schema& Gpu::schema() {
   static const Schema s =
       Schema("cnuas.gpu",
-             "Analytic GPU: launch + max(flops / peak, warp instructions / issue rate, bytes / "
-             "memory bandwidth); bytes alone are a memory access")
+             "GPU: launch + max(flops / peak, warp instructions / issue rate, bytes / memory "
+             "bandwidth), or launch + device_time from the detailed model; bytes alone are a "
+             "memory access")
           .quantity("peak_rate", Dimension::OpRate, std::nullopt,
                     "peak arithmetic rate for the work's precision", true)
           .quantity("memory_bandwidth", Dimension::DataRate, std::nullopt,
@@ -27,7 +28,19 @@ const Schema& Gpu::schema() {
           .quantity("memory_size", Dimension::Data, "80 GB", "device memory capacity", true)
           .quantity("l2_size", Dimension::Data, "50 MiB", "L2 cache capacity")
           .integer("memory_bus_width", 5120, "memory interface width in bits", 1, 65536)
-          .needs_one_of({WorkDim::Flops, WorkDim::Bytes, WorkDim::WarpInstructions});
+          // How the CUDA runtime times PTX kernels on this GPU (docs/models/gpu-performance.md).
+          .choice("mode", {"analytic", "performance", "functional"}, "analytic",
+                  "kernel timing: analytic roofline, the detailed performance model, or "
+                  "functional only (results, no kernel time)")
+          .text("kernel_modes", "",
+                "per-kernel overrides, 'name=mode,name=mode' (e.g. sgemm=performance)")
+          .text("architecture", "h100-sxm",
+                "the performance model's part: a built-in name (h100-sxm, h200-sxm, "
+                "gtx-1080-ti) or a profiles/gpu-arch/*.yaml path")
+          .integer("sample_cycles", 1000, "performance model: SM cycles per time-series sample", 1,
+                   1000000000)
+          .needs_one_of(
+              {WorkDim::Flops, WorkDim::Bytes, WorkDim::WarpInstructions, WorkDim::DeviceTime});
   return s;
 }
 
@@ -44,6 +57,9 @@ std::uint64_t Gpu::service_ps(const Stage& stage) {
   const WorkDims& d = stage.dims();
   const Rational memory =
       d.has(WorkDim::Bytes) ? Rational(d.get(WorkDim::Bytes)) * ps_per_byte_ : Rational(0);
+  // A detailed model already timed the kernel: launch overhead plus its time.
+  if (d.has(WorkDim::DeviceTime))
+    return (launch_ps_ + Rational(d.get(WorkDim::DeviceTime))).ceil_u64();
   const bool kernel = d.has(WorkDim::Flops) || d.has(WorkDim::WarpInstructions);
   if (!kernel) return memory.ceil_u64();
   Rational longest = memory;

@@ -3,7 +3,11 @@
 // energy, determinism and the JSON statistics.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "gpu/perf_json.h"
+#include "gpu/perf_report.h"
 #include "gpu/power_model.h"
 #include "kernels.h"
 
@@ -171,6 +175,38 @@ TEST(GpuModel, StatisticsJsonCarriesTheDerivedFigures) {
   for (const char* k : {"core", "l1", "l2", "noc", "dram", "idle"})
     energy += s["energy_j"][k].get<double>();
   EXPECT_NEAR(energy, s["energy_j"]["total"].get<double>(), 1e-15);
+}
+
+}  // namespace
+}  // namespace cnuas::gpu::testing
+
+namespace cnuas::gpu::testing {
+namespace {
+
+TEST(GpuReport, WritesAnHtmlPageAndOneSvgPerChart) {
+  PerfDevice d(reverse_kernel(), unit_arch(), 200);
+  std::vector<float> input(8 * 256, 1.0f);
+  const std::uint64_t in = d.upload(input);
+  const std::uint64_t out = d.memory().allocate(input.size() * 4);
+  const std::uint64_t counter = d.memory().allocate(4);
+  const KernelRun r = d.perf("reverse", {8, 1, 1}, {256, 1, 1}, in, out, counter);
+  const std::string dir = ::testing::TempDir() + "/cnuas-gpu-report";
+  std::filesystem::remove_all(dir);
+  write_report(dir, {{&r, &d.gpu().arch(), "gpu"}});
+  std::ifstream page(dir + "/index.html");
+  const std::string html((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("reverse on gpu (unit-1ghz)"), std::string::npos);
+  int charts = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".svg") continue;
+    ++charts;
+    std::ifstream f(e.path());
+    const std::string svg((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(svg.rfind("<svg ", 0), 0u) << e.path();
+    EXPECT_NE(svg.find("</svg>"), std::string::npos) << e.path();
+    EXPECT_NE(html.find(e.path().filename().string()), std::string::npos);
+  }
+  EXPECT_EQ(charts, 6);
 }
 
 }  // namespace

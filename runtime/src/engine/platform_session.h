@@ -12,13 +12,22 @@
 
 #include "core/simulation.h"
 
+namespace cnuas::gpu {
+class PerformanceGpu;
+}
+
 namespace cnuas::cuda {
 
 struct SessionOptions {
   std::string platform_file;  // empty: the embedded default platform
   std::string trace_path, stats_path, perfetto_path;
   std::vector<std::string> sets;
+  // Overrides of every GPU's kernel timing (empty: the platform's own).
+  std::string gpu_mode, gpu_kernel_modes, gpu_architecture, gpu_sample_cycles;
 };
+
+// How the runtime times a PTX kernel on a GPU.
+enum class KernelTiming { Analytic, Performance, Functional };
 
 // What the runtime tells the program about one GPU, from its element's profile.
 struct DeviceDesc {
@@ -30,6 +39,14 @@ struct DeviceDesc {
   std::uint64_t memory_bytes = 0;
   std::uint64_t l2_bytes = 0;
   std::uint32_t bus_width = 0;
+  KernelTiming timing = KernelTiming::Analytic;
+  std::map<std::string, KernelTiming> kernel_timing;  // per-kernel overrides
+  gpu::PerformanceGpu* performance = nullptr;         // when any kernel runs in performance mode
+
+  KernelTiming timing_of(const std::string& kernel) const {
+    auto it = kernel_timing.find(kernel);
+    return it == kernel_timing.end() ? timing : it->second;
+  }
 };
 
 class PlatformSession {
@@ -64,6 +81,7 @@ class PlatformSession {
 
  private:
   std::unique_ptr<Simulation> simulation_;
+  std::vector<std::unique_ptr<gpu::PerformanceGpu>> performance_;
   std::vector<DeviceDesc> devices_;
   std::string host_;
   std::map<std::pair<std::string, std::string>, const Route*> routes_;

@@ -2,11 +2,14 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "core/errors.h"
+#include "gpu/perf_json.h"
+#include "gpu/perf_report.h"
 
 namespace cnuas::cuda {
 namespace {
@@ -82,6 +85,12 @@ Runtime::Runtime() {
   options.stats_path = env("CNUAS_STATS");
   options.perfetto_path = env("CNUAS_PERFETTO");
   options.sets = split(env("CNUAS_SET"), ';');
+  options.gpu_mode = env("CNUAS_GPU_MODE");
+  options.gpu_kernel_modes = env("CNUAS_GPU_KERNEL_MODES");
+  options.gpu_architecture = env("CNUAS_GPU_ARCH");
+  options.gpu_sample_cycles = env("CNUAS_GPU_SAMPLE");
+  gpu_stats_path_ = env("CNUAS_GPU_STATS");
+  gpu_report_dir_ = env("CNUAS_GPU_REPORT");
   log_level_ = env("CNUAS_LOG");
   if (log_level_.empty()) log_level_ = "warning";
   if (log_level_ != "quiet" && log_level_ != "warning" && log_level_ != "info")
@@ -117,10 +126,38 @@ void Runtime::finish() {
   try {
     flush_printf();
     session_->finish();
+    write_gpu_outputs();
     if (log_level_ == "info") std::cerr << session_->summary();
   } catch (const std::exception& e) {
     std::cerr << "cnuas: " << e.what() << "\n";
     std::_Exit(2);
+  }
+}
+
+// The performance model's statistics (JSON) and report (HTML + SVG), when asked for.
+void Runtime::write_gpu_outputs() {
+  if (!gpu_stats_path_.empty()) {
+    nlohmann::json j;
+    j["class"] = "performance model: cycle-level virtual time, uncalibrated";
+    j["kernels"] = nlohmann::json::array();
+    for (const PerformanceKernel& k : performance_runs_) {
+      nlohmann::json kj = gpu::kernel_json(k.run, *k.arch);
+      kj["device"] = k.device;
+      j["kernels"].push_back(std::move(kj));
+    }
+    std::ofstream out(gpu_stats_path_);
+    out << j.dump(1) << "\n";
+    if (!out) throw InputError("cannot write the GPU statistics to " + gpu_stats_path_);
+  }
+  if (!gpu_report_dir_.empty()) {
+    std::vector<gpu::ReportedKernel> kernels;
+    for (const PerformanceKernel& k : performance_runs_)
+      kernels.push_back({&k.run, k.arch, k.device});
+    try {
+      gpu::write_report(gpu_report_dir_, kernels);
+    } catch (const std::runtime_error& e) {
+      throw InputError(std::string("GPU report: ") + e.what());
+    }
   }
 }
 

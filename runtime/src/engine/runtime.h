@@ -15,6 +15,7 @@
 #include "cuda_abi.h"
 #include "engine/timeline.h"
 #include "fatbin.h"
+#include "gpu/gpu_model.h"
 #include "ptx/executor.h"
 #include "ptx/memory.h"
 
@@ -217,6 +218,16 @@ class Runtime {
   CommandPtr fault_command_;
   bool finished_ = false;
   std::string log_level_;
+  // Kernels timed by the performance model, for CNUAS_GPU_STATS and CNUAS_GPU_REPORT.
+  struct PerformanceKernel {
+    std::string device;
+    const gpu::ArchConfig* arch;
+    gpu::KernelRun run;
+  };
+  std::vector<PerformanceKernel> performance_runs_;
+  std::string gpu_stats_path_, gpu_report_dir_;
+  bool warned_clusters_ = false;
+  void write_gpu_outputs();
 };
 
 // What nvcc's registration calls record while static constructors run, before

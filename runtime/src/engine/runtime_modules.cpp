@@ -221,10 +221,30 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
   cmd->name = k.name;
   cmd->route = &session_->local(device(s->device).desc.element);
   Kernel* kernel = &k;
-  cmd->start = [this, kernel, config](Command& c) {
+  const DeviceDesc& desc = device(s->device).desc;
+  KernelTiming timing = desc.timing_of(k.name);
+  const bool clusters = config->cluster.count() > 1 ||
+                        f->cluster_dims[0] * f->cluster_dims[1] * f->cluster_dims[2] > 1;
+  if (timing == KernelTiming::Performance && clusters) {
+    // The model places single CTAs on SMs; clustered kernels are timed analytically.
+    if (!warned_clusters_ && log_level_ != "quiet")
+      std::cerr << "cnuas: kernel " << k.name
+                << " runs in thread-block clusters, which the performance model does not place; "
+                   "it is timed analytically\n";
+    warned_clusters_ = true;
+    timing = KernelTiming::Analytic;
+  }
+  cmd->start = [this, kernel, config, timing, &desc](Command& c) {
     ptx::LaunchStats stats;
     if (fault_ == cudaSuccess) {
       try {
+        if (timing == KernelTiming::Performance) {
+          gpu::KernelRun run =
+              desc.performance->run(*executor_, *kernel->module->loaded, kernel->name, *config);
+          c.dims.set(WorkDim::DeviceTime, run.time_ps);
+          performance_runs_.push_back({desc.element, &desc.performance->arch(), std::move(run)});
+          return;
+        }
         stats = executor_->launch(*kernel->module->loaded, kernel->name, *config);
       } catch (const ptx::ExecutionError& e) {
         fault_ = fault_code(e.what());
@@ -235,6 +255,10 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
         fault_command_ = c.shared_from_this();
         if (log_level_ != "quiet") std::cerr << "cnuas: launch failed: " << e.what() << "\n";
       }
+    }
+    if (timing == KernelTiming::Functional || fault_ != cudaSuccess) {
+      c.dims.set(WorkDim::DeviceTime, 0);  // results only: the kernel takes its launch overhead
+      return;
     }
     c.dims.set(WorkDim::WarpInstructions, stats.warp_instructions);
     c.dims.set(WorkDim::Bytes, stats.global_bytes);
