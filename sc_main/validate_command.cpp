@@ -6,6 +6,8 @@
 #include "command_line.h"
 #include "commands.h"
 #include "core/simulation.h"
+#include "core/yaml_source.h"
+#include "gpu/arch_config.h"
 
 namespace po = boost::program_options;
 
@@ -54,6 +56,16 @@ int validate_command(const std::vector<std::string>& args) {
     return 0;
   }
   if (!profile.empty()) {
+    // A GPU microarchitecture profile (profiles/gpu-arch) names an architecture, not a type.
+    const YamlSource source = load_yaml_file(profile);
+    if (source.root.IsMap() && source.root["architecture"] && !source.root["type"]) {
+      const gpu::ArchConfig arch = gpu::load_arch_file(profile);
+      std::cout << fmt::format(
+          "{}: valid GPU architecture profile '{}' ({} SMs, {} L2 slices, "
+          "{} DRAM channels)\n",
+          profile, arch.name, arch.sm.count, arch.l2.slices, arch.dram.channels);
+      return 0;
+    }
     load_plugins(options.plugins);
     ProfileDoc doc = load_profile(profile);
     const Schema& schema = *Registry::instance().find(doc.type)->schema;
