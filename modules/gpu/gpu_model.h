@@ -10,6 +10,7 @@
 // engine holds the data, so staleness cannot change results).
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@ struct KernelRun {
   std::uint32_t ctas = 0;
   std::uint32_t ctas_per_sm = 0;  // occupancy limit
   Counters total;
-  std::vector<Counters> windows;
+  std::deque<Counters> windows;  // one per sample_cycles SM cycles
   std::uint64_t sample_cycles = 0;
 };
 

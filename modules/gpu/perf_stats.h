@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -50,7 +51,7 @@ class PerfRecorder {
 
   Counters& total() { return total_; }
   const Counters& total() const { return total_; }
-  const std::vector<Counters>& windows() const { return windows_; }
+  const std::deque<Counters>& windows() const { return windows_; }
   std::uint64_t sample_cycles() const { return sample_cycles_; }
   const Clock& sm_clock() const { return sm_clock_; }
 
@@ -74,7 +75,8 @@ class PerfRecorder {
   std::uint64_t base_ = 0;
   Clock sm_clock_;
   Counters total_;
-  std::vector<Counters> windows_;
+  // A deque: callers hold a window while later ones are added (DRAM bursts book ahead).
+  std::deque<Counters> windows_;
 };
 
 }  // namespace cnuas::gpu

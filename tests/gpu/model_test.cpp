@@ -211,3 +211,33 @@ TEST(GpuReport, WritesAnHtmlPageAndOneSvgPerChart) {
 
 }  // namespace
 }  // namespace cnuas::gpu::testing
+
+namespace cnuas::gpu::testing {
+namespace {
+
+TEST(GpuTimeSeries, WindowsAddUpToTheKernelTotals) {
+  // Short windows: DRAM bursts and NoC transfers are booked into windows ahead
+  // of the SMs' cycle while an SM holds its current window.
+  PerfDevice d(stream_kernel(), unit_arch(), 7);
+  std::vector<float> a(64 * 1024, 1.0f);
+  const std::uint64_t in = d.upload(a, 4096);
+  const std::uint64_t out = d.memory().allocate(4);
+  const std::uint64_t n = a.size() / 4;
+  const KernelRun r = d.perf("stream", {64, 1, 1}, {256, 1, 1}, in, out, n);
+  Counters sum;
+  sum.resize(2, 1);
+  for (const Counters& w : r.windows) sum.add(w);
+  EXPECT_GE(r.windows.size(), r.cycles / 7);
+  EXPECT_EQ(sum.l1_misses, r.total.l1_misses);
+  EXPECT_EQ(sum.l2_misses, r.total.l2_misses);
+  EXPECT_EQ(sum.dram_reads, r.total.dram_reads);
+  EXPECT_EQ(sum.noc_flits, r.total.noc_flits);
+  EXPECT_EQ(sum.noc_busy_ps, r.total.noc_busy_ps);
+  EXPECT_EQ(sum.bank_data_ps, r.total.bank_data_ps);
+  EXPECT_EQ(sum.bank_active_ps, r.total.bank_active_ps);
+  EXPECT_EQ(sum.sm_instructions, r.total.sm_instructions);
+  EXPECT_EQ(sum.stalls, r.total.stalls);
+}
+
+}  // namespace
+}  // namespace cnuas::gpu::testing
