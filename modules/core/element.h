@@ -72,6 +72,12 @@ class Element : public sc_core::sc_module {
   // reaches their ready time (when nothing else can happen in between). A model
   // that reads sc_time_stamp() while booking must say no.
   virtual bool allows_lookahead() const { return true; }
+  // Power drawn above idle while serving `op` for `duration_ps`, when the
+  // model knows it better than active_power (a GPU kernel's counted energy).
+  virtual std::optional<std::int64_t> stage_power_uw(const Operation& /*op*/,
+                                                     std::uint64_t /*duration_ps*/) const {
+    return std::nullopt;
+  }
   // Hook for models that want to see every booking (power, internal state).
   virtual void on_booked(const Operation&, const Booking&) {}
 

@@ -168,8 +168,12 @@ PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEve
     const StageEvent& s = trace[i];
     if (auto it = shelf_reads.find(s.component); it != shelf_reads.end())
       it->second.push_back(s.end_ps);
-    const std::int64_t a = active_uw[s.component];
-    if (a == 0 || s.end_ps == s.start_ps) continue;
+    std::int64_t a = active_uw[s.component];
+    if (s.end_ps == s.start_ps) continue;
+    if (const auto own = context.elements()[s.component]->stage_power_uw(
+            *context.operations()[s.op], s.end_ps - s.start_ps))
+      a = *own;
+    if (a == 0) continue;
     auto& c = changes[*rack_of[s.component]];
     c.push_back({s.start_ps, a});
     c.push_back({s.end_ps, -a});

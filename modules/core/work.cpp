@@ -15,6 +15,9 @@ const std::vector<WorkDimInfo>& work_dim_table() {
        "GPU warp instructions issued (a kernel's functional instruction count)"},
       {WorkDim::DeviceTime, "device_time", Dimension::Time,
        "a kernel's duration as a detailed GPU model measured it (\"12 us\"; ps when bare)"},
+      {WorkDim::DeviceEnergy, "device_energy", Dimension::Energy,
+       "dynamic energy a detailed GPU model counted for a kernel (\"3 mJ\"; pJ when bare): the "
+       "element draws it instead of active_power"},
   };
   return table;
 }
@@ -49,6 +52,10 @@ std::uint64_t parse_work_value(WorkDim d, const std::string& text) {
     // A bare number of bytes is the common case; a unit is optional here.
     bool bare = text.find_first_not_of("0123456789_ ") == std::string::npos;
     value = bare ? parse_decimal(text) : parse_quantity(text, Dimension::Data).value / Rational(8);
+  } else if (info.quantity == Dimension::Energy) {
+    bool bare = text.find_first_not_of("0123456789_ ") == std::string::npos;
+    value = bare ? parse_decimal(text)
+                 : parse_quantity(text, Dimension::Energy).value * Rational(1'000'000'000'000ULL);
   } else if (info.quantity == Dimension::Time) {
     bool bare = text.find_first_not_of("0123456789_ ") == std::string::npos;
     value = bare ? parse_decimal(text) : parse_quantity(text, Dimension::Time).value;

@@ -25,6 +25,7 @@ enum class WorkDim : std::uint8_t {
   Address,
   WarpInstructions,
   DeviceTime,
+  DeviceEnergy,
   kCount
 };
 

@@ -74,6 +74,14 @@ std::uint64_t Gpu::service_ps(const Stage& stage) {
   return (launch_ps_ + longest).ceil_u64();
 }
 
+std::optional<std::int64_t> Gpu::stage_power_uw(const Operation& op,
+                                                std::uint64_t duration_ps) const {
+  if (!op.dims->has(WorkDim::DeviceEnergy) || duration_ps == 0) return std::nullopt;
+  // pJ / ps = W; in microwatts, rounded to nearest.
+  const u128 uw_ps = static_cast<u128>(op.dims->get(WorkDim::DeviceEnergy)) * 1'000'000u;
+  return static_cast<std::int64_t>((uw_ps + duration_ps / 2) / duration_ps);
+}
+
 CNUAS_REGISTER_MODEL(Gpu);
 
 }  // namespace cnuas

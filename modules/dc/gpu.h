@@ -13,6 +13,9 @@ class Gpu : public Element {
   Gpu(sc_core::sc_module_name name, const ParamSet& params);
   static const Schema& schema();
   std::uint64_t service_ps(const Stage& stage) override;
+  // A kernel timed by the detailed model draws the energy it counted.
+  std::optional<std::int64_t> stage_power_uw(const Operation& op,
+                                             std::uint64_t duration_ps) const override;
 
  private:
   Rational ps_per_flop_;

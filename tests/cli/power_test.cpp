@@ -150,3 +150,33 @@ TEST(Power, SupplyEventsAreChecked) {
 }
 
 }  // namespace cnuas
+
+namespace cnuas {
+using namespace testing_support;
+
+// A GPU kernel timed by the detailed model carries its counted energy: the
+// rack draws idle power plus that energy, not active_power over the kernel.
+TEST(Power, GpuKernelsDrawTheirCountedEnergy) {
+  auto energy = [](const std::string& dims) {
+    const std::string platform =
+        "platform: gpup\n"
+        "elements:\n"
+        "  - {name: gpu, type: cnuas.gpu, set: {peak_rate: 1 TFLOP/s, memory_bandwidth: 1 TB/s,\n"
+        "     idle_power: 100 W, active_power: 500 W, rack: r0}}\n"
+        "workload:\n"
+        "  operations:\n"
+        "    - {name: k, path: [gpu], dims: {" +
+        dims + "}}\n";
+    const std::string stats = scratch_dir() + "/gpu_energy.json";
+    CommandResult r =
+        run_cnuas("run " + write_file("gpu_energy.yaml", platform) + " --stats " + stats);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(read_file(stats))["power"]["racks"]["r0"]["energy_j"]
+        .get<double>();
+  };
+  // 10 us: idle 100 W x 10 us = 1 mJ, plus 2 mJ counted, or plus 500 W x 10 us = 5 mJ.
+  EXPECT_DOUBLE_EQ(energy("device_time: 10 us, device_energy: 2 mJ"), 0.003);
+  EXPECT_DOUBLE_EQ(energy("device_time: 10 us"), 0.006);
+}
+
+}  // namespace cnuas

@@ -2,12 +2,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "engine/runtime.h"
+#include "gpu/power_model.h"
 #include "ptx/ir.h"
 
 namespace cnuas::cuda {
@@ -242,6 +244,11 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
           gpu::KernelRun run =
               desc.performance->run(*executor_, *kernel->module->loaded, kernel->name, *config);
           c.dims.set(WorkDim::DeviceTime, run.time_ps);
+          // The platform's power roll-up draws the counted dynamic energy (its
+          // idle_power already covers the static part).
+          const gpu::Energy e = gpu::energy_of(run.total, desc.performance->arch(), run.time_ps);
+          c.dims.set(WorkDim::DeviceEnergy,
+                     static_cast<std::uint64_t>(std::llround((e.total() - e.idle) * 1e12)));
           performance_runs_.push_back({desc.element, &desc.performance->arch(), std::move(run)});
           return;
         }
