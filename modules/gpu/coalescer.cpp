@@ -45,8 +45,34 @@ unsigned coalesce(const ptx::StepRecord& rec, std::uint32_t line_bytes, std::uin
   return n;
 }
 
+namespace {
+
+// The common case: every lane reads one word, and no two lanes read different
+// words of one bank. Returns false when that does not hold.
+bool conflict_free(const ptx::StepRecord& rec, std::uint32_t banks, std::uint32_t bank_bytes) {
+  if (banks > 64 || rec.access_bytes > bank_bytes) return false;
+  std::uint64_t used = 0;
+  std::uint64_t word_in[64];
+  for (std::uint32_t m = rec.active; m; m &= m - 1) {
+    const Span s = lane_span(rec, static_cast<unsigned>(__builtin_ctz(m)));
+    const std::uint64_t w = s.first / bank_bytes;
+    if ((s.end - 1) / bank_bytes != w) return false;
+    const std::uint32_t b = static_cast<std::uint32_t>(w % banks);
+    if (!(used >> b & 1)) {
+      used |= std::uint64_t{1} << b;
+      word_in[b] = w;
+    } else if (word_in[b] != w) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 unsigned shared_wavefronts(const ptx::StepRecord& rec, std::uint32_t banks,
                            std::uint32_t bank_bytes) {
+  if (conflict_free(rec, banks, bank_bytes)) return 1;
   // Distinct words per bank, kept in small per-bank lists (a warp touches at
   // most 32 x 16 words, and a bank's list is short unless it conflicts).
   constexpr unsigned kMaxWords = 32 * 16;
