@@ -31,6 +31,8 @@ struct Sm::WarpSlot {
   std::vector<std::uint64_t> ready;  // per register of the warp: cycle its value is ready
   std::vector<std::uint8_t> from_memory;
   const WarpDeps* deps = nullptr;  // of the next instruction, once peeked
+  std::uint32_t base = 0;          // its register base, with deps
+  bool waiting = false;            // at a barrier (refreshed when a barrier instruction issues)
   bool finished = false;
 };
 
@@ -103,6 +105,7 @@ void Sm::launch(std::unique_ptr<ptx::Executor::Cta> cta, const CtaShape& shape,
     ws.live = true;
     ws.finished = false;
     ws.deps = nullptr;
+    ws.waiting = false;
     not_before_[s] = 0;
     blocked_[s] = Stall::Idle;
     ws.age = ++age_;
@@ -214,15 +217,16 @@ bool Sm::cycle(std::uint64_t c, std::uint64_t* next) {
       }
       WarpSlot& w = warps_[slot];
       if (!w.live) continue;
-      if (w.cta->warp_waiting(w.warp)) {
+      if (w.waiting) {
         why = Stall::Barrier;
       } else {
         if (!w.deps) {
           const ptx::Instruction* i = w.cta->next_instruction(w.warp);
           w.deps = i ? &deps_.of(*i) : &implicit_return();
+          w.base = w.cta->register_base(w.warp);
         }
         const WarpDeps& d = *w.deps;
-        const std::uint32_t base = w.cta->register_base(w.warp);
+        const std::uint32_t base = w.base;
         std::uint64_t need = 0;
         bool memory = false;
         auto check = [&](std::int32_t r) {
@@ -277,7 +281,7 @@ bool Sm::cycle(std::uint64_t c, std::uint64_t* next) {
 void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& window) {
   WarpSlot& w = warps_[slot];
   const WarpDeps& d = *w.deps;
-  const std::uint32_t base = w.cta->register_base(w.warp);
+  const std::uint32_t base = w.base;
   ptx::StepRecord& rec =
       record_;  // reused: zeroing its 32 addresses per issue costs more than the issue
   w.cta->set_clock(c);
@@ -293,9 +297,15 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
     k->thread_instructions += lanes;
   }
   not_before_[slot] = 0;
-  if (d.unit == ptx::UnitClass::Sync)  // a barrier may have released its waiters
-    for (std::size_t k = 0; k < warps_.size(); ++k)
-      if (blocked_[k] == Stall::Barrier) not_before_[k] = 0;
+  if (d.unit == ptx::UnitClass::Sync) {
+    // A barrier instruction may have stopped this warp or released its CTA's waiters.
+    for (std::size_t k = 0; k < warps_.size(); ++k) {
+      WarpSlot& other = warps_[k];
+      if (!other.live || other.cta != w.cta) continue;
+      other.waiting = other.cta->warp_waiting(other.warp);
+      if (!other.waiting && blocked_[k] == Stall::Barrier) not_before_[k] = 0;
+    }
+  }
   if (d.unit == ptx::UnitClass::Memory && rec.active) {
     memory(w, d, base, rec, c);
   } else {
@@ -306,9 +316,15 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
     else
       pipe_free_[s][u] = c + p.interval;
   }
-  // A warp that ran its last instruction leaves; its CTA may free the SM's room.
+  // A warp that ran its last instruction leaves; its CTA may free the SM's
+  // room. Otherwise its next instruction is decoded now for the scheduler.
   const ptx::Instruction* next = w.cta->next_instruction(w.warp);
-  if (!next && w.cta->warp_done(w.warp)) retire_warp(slot, c);
+  if (!next && w.cta->warp_done(w.warp)) {
+    retire_warp(slot, c);
+    return;
+  }
+  w.deps = next ? &deps_.of(*next) : &implicit_return();
+  w.base = w.cta->register_base(w.warp);
 }
 
 void Sm::set_ready(WarpSlot& w, const WarpDeps& d, std::uint32_t base, std::uint64_t cycle,
