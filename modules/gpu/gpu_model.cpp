@@ -45,6 +45,7 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
   } launch;
   std::uint32_t cursor = 0;                                // next SM to try, breadth-first over SMs
   std::vector<std::unique_ptr<ptx::Executor::Cta>> spare;  // finished CTAs, for their storage
+  std::string failed;  // the kernel that faulted, after which the model cannot run on
 
   Top(sc_core::sc_module_name name, ArchConfig a, std::uint64_t sample_cycles)
       : sc_core::sc_module(name), arch(std::move(a)), stats(arch, sample_cycles), map(arch) {
@@ -140,6 +141,9 @@ std::uint32_t ctas_per_sm(const ArchConfig& arch, const CtaShape& s) {
 KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& module,
                               const std::string& kernel, const ptx::LaunchConfig& config) {
   Top& t = *top_;
+  if (!t.failed.empty())
+    throw std::logic_error("the performance model stopped inside kernel '" + t.failed +
+                           "' (a fault) and cannot run another kernel");
   const ptx::Function* f = module.module().find(kernel);
   if (!f || !f->is_entry) throw std::invalid_argument("no kernel (.entry) named '" + kernel + "'");
   KernelRun result;
@@ -159,8 +163,14 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
   const std::uint64_t start = clock.cycle_at_or_after(start_ps);
   t.stats.reset(start);
   for (auto& sm : t.sms) sm->begin(start);
-  t.dispatch(start);
-  while (t.events.run_one()) {
+  try {
+    t.dispatch(start);
+    while (t.events.run_one()) {
+    }
+  } catch (...) {
+    // A fault leaves warps and requests in flight: this model's state is spent.
+    t.failed = kernel;
+    throw;
   }
   bool stuck = t.launch.next < t.launch.count;
   std::string blocked;

@@ -241,3 +241,48 @@ TEST(GpuTimeSeries, WindowsAddUpToTheKernelTotals) {
 
 }  // namespace
 }  // namespace cnuas::gpu::testing
+
+namespace cnuas::gpu::testing {
+namespace {
+
+TEST(GpuModel, AFaultNamesTheKernelAndPtxLineAndStopsTheModel) {
+  PerfDevice d(ptx_module(R"(
+.visible .entry oob(.param .u64 p)
+{
+  .reg .u64 %rd<3>;
+  .reg .u32 %r<2>;
+  ld.param.u64 %rd1, [p];
+  add.u64 %rd2, %rd1, 1048576;
+  ld.global.u32 %r1, [%rd2];
+  ret;
+}
+)"));
+  const std::uint64_t buf = d.memory().allocate(64);
+  try {
+    d.perf("oob", {2, 1, 1}, {32, 1, 1}, buf);
+    FAIL() << "no fault";
+  } catch (const ptx::ExecutionError& e) {
+    EXPECT_EQ(e.kernel, "oob");
+    EXPECT_EQ(e.line, 11u);  // the ld.global, counting the module header
+    EXPECT_NE(std::string(e.what()).find("outside any allocation"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(d.perf("oob", {1, 1, 1}, {32, 1, 1}, buf), std::logic_error);
+}
+
+TEST(GpuModel, ACtaLargerThanAnSmIsRefusedWithWhatTheSmHas) {
+  ArchConfig small = unit_arch();
+  small.sm.max_warps = 16;
+  PerfDevice d(reverse_kernel(), small);
+  const std::uint64_t buf = d.memory().allocate(4096);
+  try {
+    d.perf("reverse", {1, 1, 1}, {1024, 1, 1}, buf, buf, buf);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "kernel 'reverse': one CTA needs 32 warps, 32768 registers and 1024 bytes of shared "
+              "memory; an SM of unit-1ghz has 16, 65536 and 65536");
+  }
+}
+
+}  // namespace
+}  // namespace cnuas::gpu::testing
