@@ -36,6 +36,7 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(int, tlm::tlm_generic_payload& p
                                                 tlm::tlm_phase& phase, sc_core::sc_time&) {
   MemRequest& r = MemRequest::of(p);
   const std::uint64_t now = events_.now();
+  if (outstanding_++ == 0) busy_since_ps_ = now;
   const DramLocation at = map_.dram(r.line);
   DramBank& bank = *banks_[at.bank];
   if (bank.queue.empty() && !bank.pick_scheduled)
@@ -108,13 +109,13 @@ void DramChannel::pick(DramBank& bank, std::uint64_t now) {
                                   write ? data.end_ps + cfg_.tWR_ps : column + bursts * burst_ps_);
   (write ? stats_.total().dram_writes : stats_.total().dram_reads) += bursts;
   (write ? window.dram_writes : window.dram_reads) += bursts;
-  stats_.bank_span(bank.index, data.start_ps, data.end_ps, true);
+  stats_.span(&Counters::bank_data_ps, bank.index, data.start_ps, data.end_ps);
 
   // The next column command may follow once this one's bursts are under way.
   const std::uint64_t next = column + bursts * burst_ps_;
   if (bank.queue.empty()) {
     bank.pick_scheduled = false;
-    stats_.bank_span(bank.index, bank.busy_since_ps, held.end_ps, false);
+    stats_.span(&Counters::bank_active_ps, bank.index, bank.busy_since_ps, held.end_ps);
     bank.idle_from_ps = held.end_ps;
   } else {
     events_.schedule(std::max(next, now), this, kPick, &bank);
@@ -128,6 +129,7 @@ void DramChannel::on_event(std::uint32_t kind, void* data, std::uint64_t now) {
     return;
   }
   MemRequest& r = *static_cast<MemRequest*>(data);
+  if (--outstanding_ == 0) stats_.span(&Counters::channel_active_ps, index_, busy_since_ps_, now);
   r.payload.set_response_status(tlm::TLM_OK_RESPONSE);
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;

@@ -69,9 +69,11 @@ class DramChannel : public sc_core::sc_module, public EventTarget {
   PerfRecorder& stats_;
   std::uint64_t burst_ps_;
   std::vector<std::unique_ptr<DramBank>> banks_;
-  LaneSet bank_lanes_;         // the shared adapter, one lane per bank, pinned by address
-  LaneSet bus_;                // the channel's data bus
-  std::uint32_t first_slice_;  // slices first_slice_ ... bind from_l2[0 ...]
+  LaneSet bank_lanes_;               // the shared adapter, one lane per bank, pinned by address
+  LaneSet bus_;                      // the channel's data bus
+  std::uint32_t first_slice_;        // slices first_slice_ ... bind from_l2[0 ...]
+  std::uint32_t outstanding_ = 0;    // requests arrived and not yet answered
+  std::uint64_t busy_since_ps_ = 0;  // when outstanding_ last left zero
 };
 
 }  // namespace cnuas::gpu

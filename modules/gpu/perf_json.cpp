@@ -61,7 +61,7 @@ nlohmann::json summary_json(const Counters& c, const ArchConfig& arch, std::uint
              {"misses", c.l2_misses},
              {"hit_rate", ratio(c.l2_hits, c.l2_hits + c.l2_misses)}};
   const std::uint64_t bursts = c.dram_reads + c.dram_writes;
-  const std::uint64_t data_ps = sum(c.bank_data_ps), active_ps = sum(c.bank_active_ps);
+  const std::uint64_t data_ps = sum(c.bank_data_ps), active_ps = sum(c.channel_active_ps);
   const double peak = (arch.dram.channel_bytes_per_s * Rational(arch.dram.channels)).to_double();
   const double bandwidth =
       seconds > 0 ? static_cast<double>(bursts * arch.dram.burst_bytes) / seconds : 0.0;
@@ -102,6 +102,16 @@ nlohmann::json kernel_json(const KernelRun& run, const ArchConfig& arch) {
                      {"efficiency", ratio(run.total.bank_data_ps[b], run.total.bank_active_ps[b])},
                      {"utilization", ratio(run.total.bank_data_ps[b], ps)}});
   j["dram_banks"] = banks;
+  nlohmann::json channels = nlohmann::json::array();
+  for (std::size_t ch = 0; ch < run.total.channel_active_ps.size(); ++ch) {
+    std::uint64_t data = 0;
+    for (std::size_t b = ch * arch.dram.banks; b < (ch + 1) * arch.dram.banks; ++b)
+      data += run.total.bank_data_ps[b];
+    channels.push_back({{"channel", ch},
+                        {"efficiency", ratio(data, run.total.channel_active_ps[ch])},
+                        {"utilization", ratio(data, ps)}});
+  }
+  j["dram_channels"] = channels;
 
   // Time series: one entry per window of sample_cycles SM cycles (the last may be shorter).
   nlohmann::json series;

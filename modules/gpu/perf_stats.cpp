@@ -9,11 +9,12 @@ const char* stall_name(Stall s) {
   return names[static_cast<std::size_t>(s)];
 }
 
-void Counters::resize(std::uint32_t sms, std::uint32_t banks) {
+void Counters::resize(std::uint32_t sms, std::uint32_t channels, std::uint32_t banks) {
   sm_instructions.assign(sms, 0);
   sm_active_cycles.assign(sms, 0);
   bank_data_ps.assign(banks, 0);
   bank_active_ps.assign(banks, 0);
+  channel_active_ps.assign(channels, 0);
 }
 
 namespace {
@@ -44,20 +45,22 @@ void Counters::add(const Counters& o) {
   dram_row_hits += o.dram_row_hits;
   add_vector(bank_data_ps, o.bank_data_ps);
   add_vector(bank_active_ps, o.bank_active_ps);
+  add_vector(channel_active_ps, o.channel_active_ps);
 }
 
 PerfRecorder::PerfRecorder(const ArchConfig& arch, std::uint64_t sample_cycles)
     : sms_(arch.sm.count),
+      channels_(arch.dram.channels),
       banks_(arch.dram.channels * arch.dram.banks),
       sample_cycles_(std::max<std::uint64_t>(1, sample_cycles)),
       sm_clock_(arch.sm.clock_hz) {
-  total_.resize(sms_, banks_);
+  total_.resize(sms_, channels_, banks_);
 }
 
 void PerfRecorder::reset(std::uint64_t base) {
   base_ = base;
   total_ = Counters{};
-  total_.resize(sms_, banks_);
+  total_.resize(sms_, channels_, banks_);
   windows_.clear();
 }
 
@@ -65,7 +68,7 @@ Counters& PerfRecorder::at_cycle(std::uint64_t cycle) {
   const std::uint64_t w = (cycle > base_ ? cycle - base_ : 0) / sample_cycles_;
   while (windows_.size() <= w) {
     windows_.emplace_back();
-    windows_.back().resize(sms_, banks_);
+    windows_.back().resize(sms_, channels_, banks_);
   }
   return windows_[w];
 }
@@ -94,18 +97,17 @@ void PerfRecorder::active(std::uint32_t sm, std::uint64_t first, std::uint64_t c
   split_cycles(first, count, [&](Counters& c, std::uint64_t n) { c.sm_active_cycles[sm] += n; });
 }
 
-void PerfRecorder::bank_span(std::uint32_t bank, std::uint64_t from_ps, std::uint64_t to_ps,
-                             bool data) {
+void PerfRecorder::span(std::vector<std::uint64_t> Counters::*field, std::uint32_t index,
+                        std::uint64_t from_ps, std::uint64_t to_ps) {
   if (to_ps <= from_ps) return;
-  (data ? total_.bank_data_ps : total_.bank_active_ps)[bank] += to_ps - from_ps;
+  (total_.*field)[index] += to_ps - from_ps;
   while (from_ps < to_ps) {
     const std::uint64_t c = sm_clock_.cycle_at_or_after(from_ps);
     const std::uint64_t rel = c > base_ ? c - base_ : 0;
     const std::uint64_t boundary =
         sm_clock_.ps(base_ + (rel / sample_cycles_ + 1) * sample_cycles_);
     const std::uint64_t end = std::min(to_ps, boundary);
-    Counters& w = at_cycle(c);
-    (data ? w.bank_data_ps : w.bank_active_ps)[bank] += end - from_ps;
+    (at_cycle(c).*field)[index] += end - from_ps;
     from_ps = end;
   }
 }

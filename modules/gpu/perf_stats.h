@@ -36,8 +36,9 @@ struct Counters {
   std::uint64_t dram_activates = 0, dram_row_hits = 0;
   std::vector<std::uint64_t> bank_data_ps;    // data bus time of each bank's bursts
   std::vector<std::uint64_t> bank_active_ps;  // time each bank had requests waiting or in service
+  std::vector<std::uint64_t> channel_active_ps;  // time each channel had requests outstanding
 
-  void resize(std::uint32_t sms, std::uint32_t banks);
+  void resize(std::uint32_t sms, std::uint32_t channels, std::uint32_t banks);
   void add(const Counters& o);
 };
 
@@ -63,14 +64,16 @@ class PerfRecorder {
   void stall(std::uint32_t sm, std::uint64_t first, std::uint64_t count, Stall reason,
              std::uint32_t schedulers = 1);
   void active(std::uint32_t sm, std::uint64_t first, std::uint64_t count);
-  // A time span of a bank (data on the bus, or requests pending), split over windows.
-  void bank_span(std::uint32_t bank, std::uint64_t from_ps, std::uint64_t to_ps, bool data);
+  // A time span added to `field[index]` (a bank's data or busy time, a
+  // channel's busy time), split over the windows it crosses.
+  void span(std::vector<std::uint64_t> Counters::*field, std::uint32_t index, std::uint64_t from_ps,
+            std::uint64_t to_ps);
 
  private:
   template <typename F>
   void split_cycles(std::uint64_t first, std::uint64_t count, F add);
 
-  std::uint32_t sms_, banks_;
+  std::uint32_t sms_, channels_, banks_;
   std::uint64_t sample_cycles_;
   std::uint64_t base_ = 0;
   Clock sm_clock_;

@@ -12,6 +12,7 @@
 
 #include "gpu/arch_config.h"
 #include "gpu/gpu_model.h"
+#include "kernels.h"
 #include "ptx/executor.h"
 
 namespace cnuas::gpu::testing {
@@ -88,10 +89,5 @@ class PerfDevice {
   PerformanceGpu gpu_;
   ptx::LaunchConfig config_;
 };
-
-// PTX module text with the usual header.
-inline std::string ptx_module(const std::string& body) {
-  return ".version 8.0\n.target sm_90\n.address_size 64\n" + body;
-}
 
 }  // namespace cnuas::gpu::testing

@@ -1,11 +1,26 @@
-// Hand-written PTX kernels for the GPU model tests (no nvcc needed).
+// Hand-written PTX kernels for the GPU model tests and the latency benchmark
+// (no nvcc needed).
 #pragma once
 
 #include <string>
 
-#include "gpu_harness.h"
-
 namespace cnuas::gpu::testing {
+
+// PTX module text with the usual header.
+inline std::string ptx_module(const std::string& body) {
+  return ".version 8.0\n.target sm_90\n.address_size 64\n" + body;
+}
+
+// K dependent 8-byte loads: each address is the value the previous load returned.
+inline std::string chase_kernel(int k) {
+  std::string s =
+      ".visible .entry chase(.param .u64 start, .param .u64 out)\n{\n"
+      "  .reg .u64 %rd<4>;\n"
+      "  ld.param.u64 %rd1, [start];\n  ld.param.u64 %rd2, [out];\n";
+  for (int i = 0; i < k; ++i) s += "  ld.global.u64 %rd1, [%rd1];\n";
+  s += "  st.global.u64 [%rd2], %rd1;\n  ret;\n}\n";
+  return ptx_module(s);
+}
 
 // Each thread reads the float4 a[i] (a warp reads four 128-byte lines with
 // one instruction); it writes only a negative value (none in the tests), so

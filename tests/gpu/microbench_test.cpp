@@ -12,17 +12,6 @@
 namespace cnuas::gpu::testing {
 namespace {
 
-// K dependent 8-byte loads: each address is the value the previous load returned.
-std::string chase_kernel(int k) {
-  std::string s =
-      ".visible .entry chase(.param .u64 start, .param .u64 out)\n{\n"
-      "  .reg .u64 %rd<4>;\n"
-      "  ld.param.u64 %rd1, [start];\n  ld.param.u64 %rd2, [out];\n";
-  for (int i = 0; i < k; ++i) s += "  ld.global.u64 %rd1, [%rd1];\n";
-  s += "  st.global.u64 [%rd2], %rd1;\n  ret;\n}\n";
-  return ptx_module(s);
-}
-
 // A ring of `nodes` pointers `stride` bytes apart, each pointing to the next.
 std::uint64_t build_ring(PerfDevice& d, std::uint64_t nodes, std::uint64_t stride) {
   const std::uint64_t base = d.memory().allocate(nodes * stride, 4096);

@@ -9,6 +9,7 @@
 #include "gpu/perf_json.h"
 #include "gpu/perf_report.h"
 #include "gpu/power_model.h"
+#include "gpu_harness.h"
 #include "kernels.h"
 
 namespace cnuas::gpu::testing {
@@ -122,7 +123,7 @@ TEST(GpuModel, EverySchedulerCycleIsAnIssueOrAStallWithAReason) {
 TEST(GpuModel, EnergyIsTheSumOfEventsTimesTheirEnergiesPlusStaticPower) {
   const ArchConfig arch = unit_arch();
   Counters c;
-  c.resize(arch.sm.count, arch.dram.channels * arch.dram.banks);
+  c.resize(arch.sm.count, arch.dram.channels, arch.dram.channels * arch.dram.banks);
   c.unit_instructions[static_cast<std::size_t>(Unit::Fp32)] = 1000;  // 2 pJ each
   c.l1_hits = 100;                                                   // 1 pJ
   c.l2_misses = 10;                                                  // 4 pJ
@@ -225,7 +226,7 @@ TEST(GpuTimeSeries, WindowsAddUpToTheKernelTotals) {
   const std::uint64_t n = a.size() / 4;
   const KernelRun r = d.perf("stream", {64, 1, 1}, {256, 1, 1}, in, out, n);
   Counters sum;
-  sum.resize(2, 1);
+  sum.resize(2, 1, 1);
   for (const Counters& w : r.windows) sum.add(w);
   EXPECT_GE(r.windows.size(), r.cycles / 7);
   EXPECT_EQ(sum.l1_misses, r.total.l1_misses);
@@ -235,6 +236,7 @@ TEST(GpuTimeSeries, WindowsAddUpToTheKernelTotals) {
   EXPECT_EQ(sum.noc_busy_ps, r.total.noc_busy_ps);
   EXPECT_EQ(sum.bank_data_ps, r.total.bank_data_ps);
   EXPECT_EQ(sum.bank_active_ps, r.total.bank_active_ps);
+  EXPECT_EQ(sum.channel_active_ps, r.total.channel_active_ps);
   EXPECT_EQ(sum.sm_instructions, r.total.sm_instructions);
   EXPECT_EQ(sum.stalls, r.total.stalls);
 }
