@@ -134,6 +134,12 @@ void Runtime::finish() {
   }
 }
 
+void Runtime::keep_performance_run(const DeviceDesc& device, gpu::KernelRun run) {
+  if (gpu_stats_path_.empty() && gpu_report_dir_.empty()) return;
+  if (performance_runs_.size() >= kKeptSeries) run.windows.clear();
+  performance_runs_.push_back({device.element, &device.performance->arch(), std::move(run)});
+}
+
 // The performance model's statistics (JSON) and report (HTML + SVG), when asked for.
 void Runtime::write_gpu_outputs() {
   if (!gpu_stats_path_.empty()) {
@@ -143,6 +149,9 @@ void Runtime::write_gpu_outputs() {
     for (const PerformanceKernel& k : performance_runs_) {
       nlohmann::json kj = gpu::kernel_json(k.run, *k.arch);
       kj["device"] = k.device;
+      if (k.run.windows.empty())
+        kj["series"]["omitted"] = fmt::format(
+            "time series are kept for the first {} performance-mode kernels", kKeptSeries);
       j["kernels"].push_back(std::move(kj));
     }
     std::ofstream out(gpu_stats_path_);
@@ -152,7 +161,7 @@ void Runtime::write_gpu_outputs() {
   if (!gpu_report_dir_.empty()) {
     std::vector<gpu::ReportedKernel> kernels;
     for (const PerformanceKernel& k : performance_runs_)
-      kernels.push_back({&k.run, k.arch, k.device});
+      if (!k.run.windows.empty()) kernels.push_back({&k.run, k.arch, k.device});
     try {
       gpu::write_report(gpu_report_dir_, kernels);
     } catch (const std::runtime_error& e) {

@@ -226,6 +226,10 @@ class Runtime {
   };
   std::vector<PerformanceKernel> performance_runs_;
   std::string gpu_stats_path_, gpu_report_dir_;
+  // Kept only when statistics or a report are asked for; the time series of
+  // the first kKeptSeries kernels only (a training loop launches millions).
+  static constexpr std::size_t kKeptSeries = 256;
+  void keep_performance_run(const DeviceDesc& device, gpu::KernelRun run);
   bool warned_clusters_ = false;
   void write_gpu_outputs();
 };

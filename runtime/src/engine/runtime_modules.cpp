@@ -249,7 +249,7 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
           const gpu::Energy e = gpu::energy_of(run.total, desc.performance->arch(), run.time_ps);
           c.dims.set(WorkDim::DeviceEnergy,
                      static_cast<std::uint64_t>(std::llround((e.total() - e.idle) * 1e12)));
-          performance_runs_.push_back({desc.element, &desc.performance->arch(), std::move(run)});
+          keep_performance_run(desc, std::move(run));
           return;
         }
         stats = executor_->launch(*kernel->module->loaded, kernel->name, *config);
