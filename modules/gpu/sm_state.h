@@ -1,0 +1,41 @@
+// The SM's per-warp and per-CTA state, shared by its scheduling
+// (sm.cpp) and memory (sm_memory.cpp) halves.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "gpu/sm.h"
+
+namespace cnuas::gpu {
+
+constexpr std::uint64_t kNever = UINT64_MAX;  // a register waiting on memory, or no next cycle
+
+struct Sm::WarpSlot {
+  ptx::Executor::Cta* cta = nullptr;
+  std::uint32_t cta_slot = 0;
+  std::uint32_t warp = 0;
+  bool live = false;
+  std::uint64_t age = 0;
+  std::vector<std::uint64_t> ready;  // per register of the warp: cycle its value is ready
+  std::vector<std::uint8_t> from_memory;
+  const WarpDeps* deps = nullptr;  // of the next instruction, once peeked
+  std::uint32_t base = 0;          // its register base, with deps
+  bool waiting = false;            // at a barrier (refreshed when a barrier instruction issues)
+};
+
+struct Sm::CtaSlot {
+  std::unique_ptr<ptx::Executor::Cta> cta;
+  CtaShape shape;
+  std::uint32_t live_warps = 0;
+};
+
+struct Sm::LoadTracker {
+  std::uint32_t slot = 0;
+  std::uint32_t base = 0;
+  const WarpDeps* deps = nullptr;
+  std::uint32_t pending = 0;
+  std::uint64_t ready = 0;
+};
+
+}  // namespace cnuas::gpu
