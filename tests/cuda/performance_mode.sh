@@ -16,6 +16,7 @@ for run in 1 2; do
 done
 cmp "$out/gpu1.json" "$out/gpu2.json"
 [ "$(grep -c '"kernel": ' "$out/gpu1.json")" = 2 ]
+grep -q '"kernels": 2' "$out/gpu1.json"  # the run's figures for the GPU
 grep -q '"kernel": "_Z13reduce_kernelPKiiPi"' "$out/gpu1.json"
 test -s "$out/report/index.html"
 [ "$(ls "$out"/report/*.svg | wc -l)" = 12 ]

@@ -154,6 +154,26 @@ void Runtime::write_gpu_outputs() {
             "time series are kept for the first {} performance-mode kernels", kKeptSeries);
       j["kernels"].push_back(std::move(kj));
     }
+    // For the run: each GPU's kernels together (cycles add up; the GPU's idle
+    // time between kernels is not in them).
+    j["devices"] = nlohmann::json::array();
+    for (const DeviceState& d : devices_) {
+      if (!d.desc.performance) continue;
+      gpu::Counters sum;
+      std::uint64_t cycles = 0, kernels = 0;
+      for (const PerformanceKernel& k : performance_runs_)
+        if (k.device == d.desc.element) {
+          sum.add(k.run.total);
+          cycles += k.run.cycles;
+          ++kernels;
+        }
+      if (kernels == 0) continue;
+      nlohmann::json dj = gpu::summary_json(sum, d.desc.performance->arch(), cycles);
+      dj["device"] = d.desc.element;
+      dj["architecture"] = d.desc.performance->arch().name;
+      dj["kernels"] = kernels;
+      j["devices"].push_back(std::move(dj));
+    }
     std::ofstream out(gpu_stats_path_);
     out << j.dump(1) << "\n";
     if (!out) throw InputError("cannot write the GPU statistics to " + gpu_stats_path_);
