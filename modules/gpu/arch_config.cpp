@@ -99,8 +99,9 @@ class Section {
                      fmt::format("{} is '{}'; accepted: {}", name(key), t, join_names(accepted)));
   }
 
-  void optional(const std::string& key) { seen_.push_back(key); }
-  bool has(const std::string& key) const { return static_cast<bool>(node_[key]); }
+  std::string text(const std::string& key) { return scalar_text(need(key), file_, name(key)); }
+  // A key that may be there and is not read (free text).
+  void allow(const std::string& key) { seen_.push_back(key); }
 
   // Refuses any key that was not read.
   void done() const { check_keys(node_, file_, seen_, path_); }
@@ -271,9 +272,8 @@ ArchConfig parse(const YamlSource& src) {
   ArchConfig a;
   a.file = src.file;
   Section top(src.root, src.file, "gpu architecture");
-  a.name = scalar_text(src.root["architecture"], src.file, "architecture");
-  top.optional("architecture");
-  top.optional("description");
+  a.name = top.text("architecture");
+  top.allow("description");
   read_sm(top.child("sm"), a.sm);
   read_l1(top.child("l1"), a.l1);
   read_noc(top.child("noc"), a.noc);

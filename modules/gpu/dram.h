@@ -52,8 +52,6 @@ class DramChannel : public sc_core::sc_module, public EventTarget {
               PerfRecorder& stats);
 
   void on_event(std::uint32_t kind, void* data, std::uint64_t now_ps) override;
-  std::size_t bank_count() const { return banks_.size(); }
-  const DramBank& bank(std::size_t b) const { return *banks_[b]; }
 
  private:
   enum Event : std::uint32_t { kPick, kRespond };

@@ -24,7 +24,6 @@ class EventQueue {
   bool empty() const { return heap_.empty(); }
   std::uint64_t next_time() const { return heap_.empty() ? UINT64_MAX : heap_.top().at_ps; }
   std::uint64_t now() const { return now_; }
-  std::uint64_t events() const { return seq_; }
 
   // Moves the clock forward with no event (between kernels).
   void advance_to(std::uint64_t ps) {

@@ -79,7 +79,6 @@ class RequestPool {
     r->waiter = nullptr;
     free_.push_back(r);
   }
-  std::size_t outstanding() const { return all_.size() - free_.size(); }
 
  private:
   std::vector<std::unique_ptr<MemRequest>> all_;

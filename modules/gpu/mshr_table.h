@@ -53,7 +53,6 @@ class MshrTable {
   }
 
   bool full() const { return entries_.size() >= capacity_; }
-  std::size_t in_use() const { return entries_.size(); }
   // Requests that found the table full, in arrival order; retried as entries free.
   std::deque<MemRequest*> stalled;
 

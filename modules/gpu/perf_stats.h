@@ -48,13 +48,11 @@ class PerfRecorder {
 
   // Starts a kernel at SM cycle `base`: counters and windows start empty.
   void reset(std::uint64_t base);
-  std::uint64_t base() const { return base_; }
 
   Counters& total() { return total_; }
   const Counters& total() const { return total_; }
   const std::deque<Counters>& windows() const { return windows_; }
   std::uint64_t sample_cycles() const { return sample_cycles_; }
-  const Clock& sm_clock() const { return sm_clock_; }
 
   // The window counters for SM cycle `cycle` / time `ps`.
   Counters& at_cycle(std::uint64_t cycle);
