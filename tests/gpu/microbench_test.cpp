@@ -170,3 +170,31 @@ TEST(GpuMicrobench, SharedMemoryBankConflictsSerializeByTheirDegree) {
 
 }  // namespace
 }  // namespace cnuas::gpu::testing
+
+namespace cnuas::gpu::testing {
+namespace {
+
+TEST(GpuMicrobench, RefreshClosesTheOpenRowEveryInterval) {
+  // A cold chase through one 4 KiB row: without refresh the row opens once;
+  // with an all-bank refresh every 1 us, every refresh closes it, so the next
+  // access activates it again, and the chase takes longer.
+  auto run = [](std::uint64_t refi_ps, std::uint64_t rfc_ps) {
+    ArchConfig arch = unit_arch();
+    arch.dram.tREFI_ps = refi_ps;
+    arch.dram.tRFC_ps = rfc_ps;
+    PerfDevice d(chase_kernel(24), arch);
+    const std::uint64_t ring = build_ring(d, 32, 128);
+    return d.perf("chase", {1, 1, 1}, {1, 1, 1}, ring, d.memory().allocate(8));
+  };
+  const KernelRun plain = run(0, 0);
+  const KernelRun refreshed = run(1'000'000, 200'000);
+  EXPECT_EQ(plain.total.dram_activates, 1u);
+  const std::uint64_t refreshes = refreshed.time_ps / 1'000'000;
+  EXPECT_GE(refreshes, 3u);
+  EXPECT_GE(refreshed.total.dram_activates, refreshes);
+  EXPECT_LE(refreshed.total.dram_activates, refreshes + 1);
+  EXPECT_GT(refreshed.cycles, plain.cycles);
+}
+
+}  // namespace
+}  // namespace cnuas::gpu::testing
