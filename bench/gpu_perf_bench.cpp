@@ -14,21 +14,13 @@
 
 #include <systemc>
 
+#include "bench_ptx.h"
 #include "gpu/gpu_model.h"
 #include "ptx/executor.h"
 
 using namespace cnuas;
 
 namespace {
-
-template <class... Args>
-std::vector<std::uint8_t> params(const ptx::Function& f, const Args&... args) {
-  std::vector<std::uint8_t> p(f.param_bytes);
-  std::size_t k = 0;
-  auto place = [&](const auto& v) { std::memcpy(p.data() + f.params[k++].offset, &v, sizeof v); };
-  (place(args), ...);
-  return p;
-}
 
 double seconds_of(const std::function<void()>& f) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -44,14 +36,7 @@ int sc_main(int argc, char* argv[]) {
   const std::string arch_name = argc > 2 ? argv[2] : "h100-sxm";
   const int n = argc > 3 ? std::atoi(argv[3]) : 256;
   const int elements = argc > 4 ? std::atoi(argv[4]) : 1 << 22;
-  std::ifstream in(file);
-  if (!in) {
-    std::fprintf(stderr, "cannot open %s\n", file.c_str());
-    return 2;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  auto module = ptx::Module::parse(text.str(), file);
+  auto module = bench::load_ptx_or_exit(file);
   ptx::DeviceMemory mem;
   std::ostringstream printed;
   ptx::Executor exec(mem, printed);
@@ -73,15 +58,15 @@ int sc_main(int argc, char* argv[]) {
   cases[0].config.grid = {static_cast<std::uint32_t>(n / 16), static_cast<std::uint32_t>(n / 16),
                           1};
   cases[0].config.block = {16, 16, 1};
-  cases[0].config.params = params(*module->find("sgemm"), a, b, c, n, n, n, 1.0f, 0.0f);
+  cases[0].config.params = bench::params(*module->find("sgemm"), a, b, c, n, n, n, 1.0f, 0.0f);
   cases[1].name = "reduce_sum";
   cases[1].config.grid = {static_cast<std::uint32_t>(elements / 256 / 8), 1, 1};
   cases[1].config.block = {256, 1, 1};
-  cases[1].config.params = params(*module->find("reduce_sum"), a, sum, elements);
+  cases[1].config.params = bench::params(*module->find("reduce_sum"), a, sum, elements);
   cases[2].name = "triad";
   cases[2].config.grid = {static_cast<std::uint32_t>(elements / 256), 1, 1};
   cases[2].config.block = {256, 1, 1};
-  cases[2].config.params = params(*module->find("triad"), a, b, c, 3.0f, elements);
+  cases[2].config.params = bench::params(*module->find("triad"), a, b, c, 3.0f, elements);
 
   std::printf("architecture %s; SGEMM %dx%dx%d; reduction and triad over %d floats\n",
               arch_name.c_str(), n, n, n, elements);

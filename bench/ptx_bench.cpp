@@ -10,20 +10,12 @@
 #include <sstream>
 #include <vector>
 
+#include "bench_ptx.h"
 #include "ptx/executor.h"
 
 using namespace cnuas::ptx;
 
 namespace {
-
-template <class... Args>
-std::vector<std::uint8_t> params(const Function& f, const Args&... args) {
-  std::vector<std::uint8_t> p(f.param_bytes);
-  std::size_t k = 0;
-  auto place = [&](const auto& v) { std::memcpy(p.data() + f.params[k++].offset, &v, sizeof v); };
-  (place(args), ...);
-  return p;
-}
 
 void report(const char* name, const LaunchStats& s, double seconds) {
   std::printf(
@@ -41,14 +33,7 @@ int main(int argc, char** argv) {
   const std::string file = argc > 1 ? argv[1] : CNUAS_WORKLOADS_PTX;
   const int n = argc > 2 ? std::atoi(argv[2]) : 256;
   const int triad_n = argc > 3 ? std::atoi(argv[3]) : 1 << 22;
-  std::ifstream in(file);
-  if (!in) {
-    std::fprintf(stderr, "cannot open %s\n", file.c_str());
-    return 2;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  auto module = Module::parse(text.str(), file);
+  auto module = cnuas::bench::load_ptx_or_exit(file);
   DeviceMemory mem;
   Executor exec(mem, std::cout);
   LoadedModule lm(module, mem);
@@ -61,7 +46,7 @@ int main(int argc, char** argv) {
   LaunchConfig cfg;
   cfg.grid = {static_cast<std::uint32_t>(n / 16), static_cast<std::uint32_t>(n / 16), 1};
   cfg.block = {16, 16, 1};
-  cfg.params = params(*module->find("sgemm"), a, b, c, n, n, n, 1.0f, 0.0f);
+  cfg.params = cnuas::bench::params(*module->find("sgemm"), a, b, c, n, n, n, 1.0f, 0.0f);
   auto t0 = std::chrono::steady_clock::now();
   LaunchStats s = exec.launch(lm, "sgemm", cfg);
   auto t1 = std::chrono::steady_clock::now();
@@ -74,7 +59,7 @@ int main(int argc, char** argv) {
   LaunchConfig tcfg;
   tcfg.grid = {static_cast<std::uint32_t>(triad_n / 256), 1, 1};
   tcfg.block = {256, 1, 1};
-  tcfg.params = params(*module->find("triad"), x, y, z, 3.0f, triad_n);
+  tcfg.params = cnuas::bench::params(*module->find("triad"), x, y, z, 3.0f, triad_n);
   t0 = std::chrono::steady_clock::now();
   s = exec.launch(lm, "triad", tcfg);
   t1 = std::chrono::steady_clock::now();
