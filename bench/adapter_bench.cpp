@@ -19,8 +19,8 @@
 #include <systemc>
 
 #include "basic/pipe.h"
-#include "core/profile.h"
-#include "core/run_context.h"
+#include "core/inputs/profile.h"
+#include "core/kernel/run_context.h"
 
 using Clock = std::chrono::steady_clock;
 using namespace cnuas;

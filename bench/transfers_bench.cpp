@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <systemc>
 
-#include "core/simulation.h"
+#include "run/simulation.h"
 
 int sc_main(int argc, char* argv[]) {
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);

@@ -1,6 +1,6 @@
 #include "command_line.h"
 
-#include "core/registry.h"
+#include "core/kernel/registry.h"
 
 namespace po = boost::program_options;
 

@@ -14,8 +14,8 @@
 
 #include "command_line.h"
 #include "commands.h"
-#include "core/errors.h"
-#include "core/simulation.h"
+#include "core/kernel/errors.h"
+#include "run/simulation.h"
 #include "gpu/arch_config.h"
 
 namespace po = boost::program_options;

@@ -8,8 +8,8 @@
 #include <systemc>
 
 #include "commands.h"
-#include "core/errors.h"
-#include "core/rational.h"
+#include "core/kernel/errors.h"
+#include "core/inputs/rational.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include "command_line.h"
 #include "commands.h"
-#include "core/registry.h"
+#include "core/kernel/registry.h"
 
 namespace po = boost::program_options;
 

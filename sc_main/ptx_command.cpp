@@ -9,7 +9,7 @@
 
 #include "command_line.h"
 #include "commands.h"
-#include "core/errors.h"
+#include "core/kernel/errors.h"
 #include "ptx/errors.h"
 #include "ptx/ir.h"
 

@@ -5,7 +5,7 @@
 
 #include "command_line.h"
 #include "commands.h"
-#include "core/simulation.h"
+#include "run/simulation.h"
 
 namespace po = boost::program_options;
 

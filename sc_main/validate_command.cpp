@@ -5,8 +5,8 @@
 
 #include "command_line.h"
 #include "commands.h"
-#include "core/simulation.h"
-#include "core/yaml_source.h"
+#include "run/simulation.h"
+#include "core/inputs/yaml_source.h"
 #include "gpu/arch_config.h"
 
 namespace po = boost::program_options;

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/errors.h"
+#include "core/kernel/errors.h"
 
 namespace cnuas::testing_support {
 

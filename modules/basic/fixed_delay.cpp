@@ -1,6 +1,6 @@
 #include "basic/fixed_delay.h"
 
-#include "core/registry.h"
+#include "core/kernel/registry.h"
 
 namespace cnuas {
 

@@ -1,7 +1,7 @@
 // cnuas.fixed_delay: a fixed service time per operation (a hop, a doorbell).
 #pragma once
 
-#include "core/element.h"
+#include "core/kernel/element.h"
 
 namespace cnuas {
 

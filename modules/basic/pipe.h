@@ -2,8 +2,8 @@
 // service = latency + bytes / bandwidth, per lane.
 #pragma once
 
-#include "core/element.h"
-#include "core/linear_cost.h"
+#include "core/kernel/element.h"
+#include "core/kernel/linear_cost.h"
 
 namespace cnuas {
 

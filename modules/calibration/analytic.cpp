@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "calibration/observations.h"
-#include "core/run_context.h"
+#include "core/kernel/run_context.h"
 
 namespace cnuas::calibration {
 

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "core/element.h"
-#include "core/profile.h"
+#include "core/kernel/element.h"
+#include "core/inputs/profile.h"
 
 namespace cnuas::calibration {
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "core/errors.h"
+#include "core/kernel/errors.h"
 
 namespace cnuas::calibration {
 

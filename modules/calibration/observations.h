@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/work.h"
+#include "core/kernel/work.h"
 
 namespace cnuas::calibration {
 

@@ -1,6 +1,6 @@
 #include "dc/gpu.h"
 
-#include "core/registry.h"
+#include "core/kernel/registry.h"
 
 namespace cnuas {
 

@@ -3,8 +3,8 @@
 // device-property fields describe the part to the CUDA runtime.
 #pragma once
 
-#include "core/element.h"
-#include "core/linear_cost.h"
+#include "core/kernel/element.h"
+#include "core/kernel/linear_cost.h"
 
 namespace cnuas {
 

@@ -1,8 +1,8 @@
 // cnuas.host_cpu: guest instruction time as QEMU's icount gives it, t = I x 2^N ns.
 #pragma once
 
-#include "core/element.h"
-#include "core/linear_cost.h"
+#include "core/kernel/element.h"
+#include "core/kernel/linear_cost.h"
 
 namespace cnuas {
 

@@ -1,6 +1,6 @@
 #include "dc/link.h"
 
-#include "core/registry.h"
+#include "core/kernel/registry.h"
 
 namespace cnuas {
 namespace {

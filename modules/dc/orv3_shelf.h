@@ -11,8 +11,8 @@
 // carries the deficit until it is empty. All of it lands on the ordered trace.
 #pragma once
 
-#include "core/element.h"
-#include "core/power.h"
+#include "core/kernel/element.h"
+#include "core/outputs/power.h"
 
 namespace cnuas {
 

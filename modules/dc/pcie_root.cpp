@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/registry.h"
+#include "core/kernel/registry.h"
 
 namespace cnuas {
 namespace {

@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "core/element.h"
+#include "core/kernel/element.h"
 
 namespace cnuas {
 

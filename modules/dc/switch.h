@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/element.h"
+#include "core/kernel/element.h"
 
 namespace cnuas {
 

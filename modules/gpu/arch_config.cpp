@@ -7,9 +7,9 @@
 #include <map>
 #include <sstream>
 
-#include "core/errors.h"
-#include "core/units.h"
-#include "core/yaml_source.h"
+#include "core/kernel/errors.h"
+#include "core/inputs/units.h"
+#include "core/inputs/yaml_source.h"
 #include "gpu/builtin_arch.h"
 
 namespace cnuas::gpu {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/rational.h"
+#include "core/inputs/rational.h"
 
 namespace cnuas::gpu {
 

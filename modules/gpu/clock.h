@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "core/rational.h"
-#include "core/units.h"
+#include "core/inputs/rational.h"
+#include "core/inputs/units.h"
 
 namespace cnuas::gpu {
 

@@ -13,7 +13,7 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 
-#include "core/lanes.h"
+#include "core/kernel/lanes.h"
 #include "gpu/address_map.h"
 #include "gpu/event_queue.h"
 #include "gpu/mem_request.h"

@@ -11,7 +11,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
-#include "core/lanes.h"
+#include "core/kernel/lanes.h"
 #include "gpu/clock.h"
 #include "gpu/event_queue.h"
 #include "gpu/mem_request.h"

@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "core/errors.h"
+#include "core/kernel/errors.h"
 #include "gpu/arch_config.h"
 #include "gpu_harness.h"
 

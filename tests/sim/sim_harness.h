@@ -14,9 +14,9 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <systemc>
 
-#include "core/element.h"
-#include "core/profile.h"
-#include "core/run_context.h"
+#include "core/kernel/element.h"
+#include "core/inputs/profile.h"
+#include "core/kernel/run_context.h"
 
 namespace cnuas::testing_support {
 

@@ -1,4 +1,4 @@
-#include "core/collectives.h"
+#include "core/inputs/collectives.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/lanes.h"
+#include "core/kernel/lanes.h"
 
 #include <gtest/gtest.h>
 

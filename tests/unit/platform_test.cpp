@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "core/platform.h"
+#include "core/inputs/platform.h"
 #include "test_files.h"
 
 namespace cnuas {

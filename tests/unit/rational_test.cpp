@@ -1,4 +1,4 @@
-#include "core/rational.h"
+#include "core/inputs/rational.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "basic/pipe.h"
-#include "core/profile.h"
+#include "core/inputs/profile.h"
 #include "test_files.h"
 
 namespace cnuas {

@@ -1,4 +1,4 @@
-#include "core/sim_time.h"
+#include "core/kernel/sim_time.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "core/stats.h"
+#include "core/outputs/stats.h"
 
 #include <gtest/gtest.h>
 
-#include "core/trace.h"
+#include "core/kernel/trace.h"
 
 namespace cnuas {
 

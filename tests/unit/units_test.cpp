@@ -1,8 +1,8 @@
-#include "core/units.h"
+#include "core/inputs/units.h"
 
 #include <gtest/gtest.h>
 
-#include "core/work.h"
+#include "core/kernel/work.h"
 
 namespace cnuas {
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "core/workload.h"
+#include "core/inputs/workload.h"
 #include "test_files.h"
 
 namespace cnuas {

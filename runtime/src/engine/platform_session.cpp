@@ -4,10 +4,10 @@
 
 #include <cctype>
 
-#include "core/errors.h"
-#include "core/registry.h"
-#include "core/run_context.h"
-#include "core/sim_time.h"
+#include "core/kernel/errors.h"
+#include "core/kernel/registry.h"
+#include "core/kernel/run_context.h"
+#include "core/kernel/sim_time.h"
 #include "gpu/gpu_model.h"
 
 namespace cnuas::cuda {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/simulation.h"
+#include "run/simulation.h"
 
 namespace cnuas::gpu {
 class PerformanceGpu;

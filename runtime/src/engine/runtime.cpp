@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "core/errors.h"
+#include "core/kernel/errors.h"
 #include "gpu/perf_json.h"
 #include "gpu/perf_report.h"
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/work.h"
+#include "core/kernel/work.h"
 #include "engine/platform_session.h"
 
 namespace cnuas::cuda {

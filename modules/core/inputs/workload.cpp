@@ -1,0 +1,341 @@
+#include "core/inputs/workload.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace cnuas {
+namespace {
+
+std::vector<std::string> element_names(const PlatformDesc& platform) {
+  std::vector<std::string> names;
+  for (const auto& e : platform.elements) names.push_back(e.name);
+  return names;
+}
+
+void require_element(const PlatformDesc& platform, const std::string& name,
+                     const SourceLocation& where) {
+  if (platform.find(name)) return;
+  auto names = element_names(platform);
+  std::string hint = nearest_name(name, names);
+  throw InputError(
+      where, fmt::format("unknown element '{}'{}; elements: {}", name,
+                         hint.empty() ? "" : " (did you mean '" + hint + "'?)", join_names(names)));
+}
+
+std::uint64_t time_value(const YAML::Node& n, const std::string& file, const std::string& what) {
+  std::string text = scalar_text(n, file, what);
+  try {
+    return parse_quantity(text, Dimension::Time).value.ceil_u64();
+  } catch (const UnitError& e) {
+    throw InputError(location_of(n, file), what + ": " + e.message);
+  }
+}
+
+// Every element on `path` gets the work dimensions and request kind it needs.
+void check_needs(const OperationDesc& op, const std::vector<std::string>& path,
+                 const PlatformDesc& platform, const std::string& who) {
+  for (const auto& name : path) {
+    const ElementInstance& e = *platform.find(name);
+    const Schema& schema = *Registry::instance().find(e.type)->schema;
+    const std::string gives = op.dims.empty() ? "nothing" : join_names(op.dims.names());
+    if (!schema.request_kinds().empty()) {
+      bool known = false;
+      for (const auto& k : schema.request_kinds()) known = known || k == op.request;
+      if (!known)
+        throw InputError(op.where,
+                         fmt::format("{} crosses '{}' ({}), which serves management requests: give "
+                                     "'request:' as one of {}{}",
+                                     who, name, e.type, join_names(schema.request_kinds()),
+                                     op.request.empty() ? "" : " (got '" + op.request + "')"));
+    }
+    bool any = schema.needed_one_of().empty();
+    for (WorkDim d : schema.needed_one_of()) any = any || op.dims.has(d);
+    if (!any) {
+      std::vector<std::string> names;
+      for (WorkDim d : schema.needed_one_of()) names.emplace_back(work_dim_name(d));
+      throw InputError(op.where,
+                       fmt::format("{} crosses '{}' ({}), which needs at least one of: {}; the "
+                                   "operation gives: {}",
+                                   who, name, e.type, join_names(names), gives));
+    }
+    for (WorkDim d : schema.needed_dims())
+      if (!op.dims.has(d))
+        throw InputError(op.where,
+                         fmt::format("{} crosses '{}' ({}), which needs work dimension '{}'; the "
+                                     "operation gives: {}",
+                                     who, name, e.type, work_dim_name(d), gives));
+  }
+}
+
+void read_path(const YAML::Node& o, const std::string& file, const PlatformDesc& platform,
+               Topology& topology, OperationDesc& op, const std::string& who) {
+  if (o["path"] && (o["from"] || o["to"]))
+    throw InputError(op.where, who + ": give either 'path:' or 'from:'/'to:', not both");
+  if (const YAML::Node p = o["path"]) {
+    require_sequence(p, file, "path");
+    for (const auto& item : p) {
+      std::string name = scalar_text(item, file, "path entry");
+      require_element(platform, name, location_of(item, file));
+      if (!op.path.empty() && !topology.connected(op.path.back(), name))
+        throw InputError(
+            location_of(item, file),
+            fmt::format(
+                "{}: path goes from '{}' to '{}', but the platform has no connection {} -> {}", who,
+                op.path.back(), name, op.path.back(), name));
+      op.path.push_back(name);
+    }
+  } else if (o["from"] && o["to"]) {
+    std::string from = scalar_text(o["from"], file, "from");
+    std::string to = scalar_text(o["to"], file, "to");
+    require_element(platform, from, location_of(o["from"], file));
+    require_element(platform, to, location_of(o["to"], file));
+    op.path = topology.path(from, to, op.where);
+  }
+  if (op.path.empty())
+    throw InputError(
+        op.where, who + " needs 'path:' (a list of elements), 'from:' and 'to:', or 'collective:'");
+}
+
+void read_collective(const YAML::Node& o, const std::string& file, const PlatformDesc& platform,
+                     Topology& topology, OperationDesc& op, const std::string& who) {
+  const YAML::Node c = o["collective"];
+  const std::string kind = scalar_text(c, file, "collective");
+  op.collective = collective_by_name(kind);
+  if (!op.collective) {
+    std::string hint = nearest_name(kind, collective_names());
+    throw InputError(location_of(c, file),
+                     fmt::format("{}: unknown collective '{}'{}; accepted: {}", who, kind,
+                                 hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+                                 join_names(collective_names())));
+  }
+  if (o["path"] || o["from"] || o["to"])
+    throw InputError(op.where, who + ": a collective takes 'participants:', not a path");
+  if (o["repeat"] || o["interval"])
+    throw InputError(op.where, who + ": a collective cannot repeat");
+  const YAML::Node p = o["participants"];
+  if (!p)
+    throw InputError(op.where,
+                     who + ": a collective needs 'participants:' (element names or patterns)");
+  // One pattern, or a list of names and patterns ("gpu[*]" needs quotes inside [...]).
+  std::vector<YAML::Node> items;
+  if (p.IsScalar()) {
+    items.push_back(p);
+  } else {
+    require_sequence(p, file, "participants");
+    for (const auto& item : p) items.push_back(item);
+  }
+  for (const auto& item : items) {
+    const std::string pattern = scalar_text(item, file, "participant");
+    const auto names = topology.expand(pattern);
+    if (names.empty()) require_element(platform, pattern, location_of(item, file));
+    op.participants.insert(op.participants.end(), names.begin(), names.end());
+  }
+  if (op.participants.size() < 2)
+    throw InputError(location_of(p, file),
+                     fmt::format("{}: a collective needs at least 2 participants", who));
+  if (!op.dims.has(WorkDim::Bytes))
+    throw InputError(op.where,
+                     fmt::format("{}: a collective needs 'bytes' (the buffer per rank)", who));
+  // Every distinct route the transfers take must exist and suit its elements.
+  const auto n = static_cast<std::uint32_t>(op.participants.size());
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  for (const Transfer& t : expand_collective(*op.collective, n, 0))
+    pairs.emplace_back(t.source, t.target);
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  for (auto [a, b] : pairs)
+    check_needs(op, topology.path(op.participants[a], op.participants[b], op.where), platform, who);
+}
+
+// `- {name: psu2_fails, event: supply_failure, target: shelf, start: 20 ms, supplies: 1}`
+SupplyEvent read_supply_event(const YAML::Node& o, const std::string& file,
+                              const PlatformDesc& platform) {
+  check_keys(o, file, {"name", "event", "target", "start", "supplies"}, "supply event");
+  SupplyEvent e;
+  e.where = location_of(o, file);
+  e.name = o["name"] ? scalar_text(o["name"], file, "name") : "event";
+  e.kind = scalar_text(o["event"], file, "event");
+  const std::vector<std::string> kinds = {"supply_failure", "supply_restore", "ac_loss"};
+  if (std::find(kinds.begin(), kinds.end(), e.kind) == kinds.end()) {
+    std::string hint = nearest_name(e.kind, kinds);
+    throw InputError(
+        location_of(o["event"], file),
+        fmt::format("unknown event '{}'{}; accepted: {}", e.kind,
+                    hint.empty() ? "" : " (did you mean '" + hint + "'?)", join_names(kinds)));
+  }
+  if (!o["target"]) throw InputError(e.where, "a supply event needs 'target:' (a power shelf)");
+  e.target = scalar_text(o["target"], file, "target");
+  require_element(platform, e.target, location_of(o["target"], file));
+  const ElementInstance& target = *platform.find(e.target);
+  if (!Registry::instance().find(target.type)->schema->is_power_supply())
+    throw InputError(
+        location_of(o["target"], file),
+        fmt::format("event target '{}' is a {}, not a power shelf", e.target, target.type));
+  if (o["start"]) e.at_ps = time_value(o["start"], file, "event start");
+  if (const YAML::Node n = o["supplies"]) {
+    std::string text = scalar_text(n, file, "supplies");
+    if (text.empty() || text.size() > 3 ||
+        text.find_first_not_of("0123456789") != std::string::npos || std::stoul(text) == 0)
+      throw InputError(location_of(n, file),
+                       fmt::format("supplies must be a whole number >= 1, got '{}'", text));
+    e.supplies = static_cast<std::uint32_t>(std::stoul(text));
+  }
+  return e;
+}
+
+OperationDesc read_operation(const YAML::Node& o, const std::string& file,
+                             const PlatformDesc& platform, Topology& topology) {
+  require_map(o, file, "an operation");
+  check_keys(o, file,
+             {"name", "path", "from", "to", "dims", "mode", "start", "repeat", "interval", "after",
+              "command", "request", "collective", "participants"},
+             "operation");
+  OperationDesc op;
+  op.where = location_of(o, file);
+  if (!o["name"]) throw InputError(op.where, "operation has no 'name:'");
+  op.name = scalar_text(o["name"], file, "name");
+  if (!is_identifier(op.name))
+    throw InputError(
+        location_of(o["name"], file),
+        fmt::format("operation name '{}' must be an identifier (letters, digits, _ and -)",
+                    op.name));
+  const std::string who = "operation '" + op.name + "'";
+  if (const YAML::Node dims = o["dims"]) {
+    require_map(dims, file, "dims");
+    check_keys(dims, file, work_dim_names(), "dims of " + who);
+    for (auto it = dims.begin(); it != dims.end(); ++it) {
+      WorkDim d = *work_dim_by_name(it->first.Scalar());
+      try {
+        op.dims.set(d, parse_work_value(d, scalar_text(it->second, file, it->first.Scalar())));
+      } catch (const UnitError& e) {
+        throw InputError(location_of(it->second, file),
+                         fmt::format("{}: {}: {}", who, it->first.Scalar(), e.message));
+      } catch (const OverflowError&) {
+        throw InputError(location_of(it->second, file),
+                         fmt::format("{}: {} is beyond 2^64 - 1", who, it->first.Scalar()));
+      }
+    }
+  }
+  if (const YAML::Node m = o["mode"]) {
+    std::string mode = scalar_text(m, file, "mode");
+    if (mode == "serial")
+      op.mode = StageMode::Serial;
+    else if (mode == "overlap")
+      op.mode = StageMode::Overlap;
+    else
+      throw InputError(location_of(m, file),
+                       fmt::format("{}: mode '{}' is not serial or overlap", who, mode));
+  }
+  if (const YAML::Node c = o["command"]) {
+    std::string command = scalar_text(c, file, "command");
+    if (command != "read" && command != "write")
+      throw InputError(location_of(c, file),
+                       fmt::format("{}: command '{}' is not read or write", who, command));
+    op.read = command == "read";
+  }
+  if (const YAML::Node r = o["request"]) op.request = scalar_text(r, file, "request");
+  if (o["collective"]) {
+    read_collective(o, file, platform, topology, op, who);
+  } else {
+    if (o["participants"])
+      throw InputError(op.where, who + ": 'participants:' belongs to a collective");
+    read_path(o, file, platform, topology, op, who);
+    check_needs(op, op.path, platform, who);
+  }
+  if (const YAML::Node s = o["start"]) op.start_ps = time_value(s, file, who + " start");
+  if (const YAML::Node r = o["repeat"]) {
+    std::string text = scalar_text(r, file, "repeat");
+    if (text.empty() || text.size() > 9 ||
+        text.find_first_not_of("0123456789") != std::string::npos || std::stoul(text) == 0)
+      throw InputError(location_of(r, file),
+                       fmt::format("{}: repeat must be a whole number >= 1, got '{}'", who, text));
+    op.repeat = static_cast<std::uint32_t>(std::stoul(text));
+  }
+  if (const YAML::Node i = o["interval"]) {
+    op.interval_ps = time_value(i, file, who + " interval");
+    op.periodic = true;
+  }
+  if (const YAML::Node a = o["after"]) {
+    if (a.IsScalar()) {
+      op.after.push_back(a.Scalar());
+    } else {
+      require_sequence(a, file, "after");
+      for (const auto& item : a) op.after.push_back(scalar_text(item, file, "after entry"));
+    }
+  }
+  return op;
+}
+
+void check_dependencies(const WorkloadDesc& w) {
+  std::map<std::string, const OperationDesc*> by_name;
+  for (const auto& op : w.operations) {
+    if (by_name.count(op.name))
+      throw InputError(op.where, fmt::format("operation '{}' is declared twice (first at {})",
+                                             op.name, by_name[op.name]->where.str()));
+    by_name[op.name] = &op;
+  }
+  std::vector<std::string> names;
+  for (const auto& op : w.operations) names.push_back(op.name);
+  for (const auto& op : w.operations)
+    for (const auto& dep : op.after)
+      if (!by_name.count(dep)) {
+        std::string hint = nearest_name(dep, names);
+        throw InputError(
+            op.where, fmt::format("operation '{}' waits for unknown operation '{}'{}", op.name, dep,
+                                  hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+      }
+  // Depth-first search for a cycle; report it in order.
+  std::map<std::string, int> state;  // 0 new, 1 on stack, 2 done
+  std::vector<std::string> stack;
+  std::function<void(const OperationDesc&)> visit = [&](const OperationDesc& op) {
+    state[op.name] = 1;
+    stack.push_back(op.name);
+    for (const auto& dep : op.after) {
+      if (state[dep] == 1) {
+        stack.push_back(dep);
+        throw InputError(op.where,
+                         "operations wait for each other in a cycle: " + join_names(stack, " -> "));
+      }
+      if (state[dep] == 0) visit(*by_name[dep]);
+    }
+    stack.pop_back();
+    state[op.name] = 2;
+  };
+  for (const auto& op : w.operations)
+    if (state[op.name] == 0) visit(op);
+}
+
+}  // namespace
+
+WorkloadDesc load_workload(const YAML::Node& node, const std::string& file,
+                           const PlatformDesc& platform, Topology& topology) {
+  YamlSource src{file, node};
+  if (node.IsScalar())
+    src = load_yaml_file(resolve_path(file, node.Scalar()), location_of(node, file));
+  WorkloadDesc w;
+  w.file = src.file;
+  require_map(src.root, src.file, "a workload");
+  check_keys(src.root, src.file, {"workload", "operations"}, "workload");
+  w.name =
+      src.root["workload"] ? scalar_text(src.root["workload"], src.file, "workload") : "workload";
+  const YAML::Node ops = src.root["operations"];
+  if (!ops) throw InputError(location_of(src.root, src.file), "workload has no 'operations:'");
+  require_sequence(ops, src.file, "operations");
+  for (const auto& o : ops) {
+    if (o.IsMap() && o["event"])
+      w.supply_events.push_back(read_supply_event(o, src.file, platform));
+    else
+      w.operations.push_back(read_operation(o, src.file, platform, topology));
+  }
+  if (w.operations.empty())
+    throw InputError(location_of(ops, src.file), "workload has no operations");
+  check_dependencies(w);
+  return w;
+}
+
+}  // namespace cnuas

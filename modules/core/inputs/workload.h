@@ -1,0 +1,62 @@
+// Workloads: YAML lists of operations with explicit work dimensions.
+//
+//   workload: copy-then-compute
+//   operations:
+//     - name: h2d
+//       path: [host, pcie, gpu[0]]   # or from: host / to: gpu[0] (shortest path)
+//       dims: {bytes: 64 MiB}
+//       mode: serial                 # or overlap
+//       start: 0 ns
+//       repeat: 4                    # h2d#0..h2d#3, back to back
+//       interval: 10 us              # or periodic: repetition i ready at start + i*interval
+//       after: [setup]               # waits for every repetition of setup
+//     - name: ar
+//       collective: ring_allreduce   # or tree_allreduce, ring_allgather, ring_reduce_scatter,
+//       all_to_all participants: [gpu[*]]       # ranks in this order; transfers take shortest
+//       paths dims: {bytes: 1 GiB}         # buffer per rank
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/inputs/collectives.h"
+#include "core/kernel/operation.h"
+#include "core/inputs/platform.h"
+#include "core/outputs/power.h"
+#include "core/inputs/topology.h"
+
+namespace cnuas {
+
+struct OperationDesc {
+  std::string name;
+  WorkDims dims;
+  StageMode mode = StageMode::Serial;
+  std::vector<std::string> path;  // element instance names, resolved
+  std::uint64_t start_ps = 0;
+  std::uint32_t repeat = 1;
+  bool periodic = false;  // without interval: each repetition waits for the previous one
+  std::uint64_t interval_ps = 0;
+  std::vector<std::string> after;
+  bool read = false;
+  std::string request;
+  std::optional<CollectiveKind> collective;
+  std::vector<std::string> participants;  // ranks, for collectives
+  SourceLocation where;
+};
+
+struct WorkloadDesc {
+  std::string name;
+  std::string file;
+  std::vector<OperationDesc> operations;
+  std::vector<SupplyEvent> supply_events;  // entries with `event:`
+};
+
+// Reads a workload (a path scalar or an inline mapping) and checks it against
+// the platform: elements exist, consecutive path elements are connected, every
+// element gets the work dimensions it needs, `after:` names exist and do not loop.
+WorkloadDesc load_workload(const YAML::Node& node, const std::string& file,
+                           const PlatformDesc& platform, Topology& topology);
+
+}  // namespace cnuas

@@ -1,0 +1,75 @@
+// The workload driver: the initiator that issues operations into the platform.
+//
+// Operations form a dependency graph: an operation is released when everything
+// it waits for has completed (at the latest of those completions, and not
+// before its own earliest start). Join nodes stand for "every repetition of an
+// entry" so that `after:` between repeated entries costs r + s edges, not r x s.
+// Operations enter their first element with the ready time as annotated delay,
+// and completions come back as responses, so no SystemC event is spent per
+// operation.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <systemc>
+#include <tlm>
+
+#include "core/kernel/operation.h"
+
+namespace cnuas {
+
+class DependencyGraph {
+ public:
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+
+  // A node for an operation (not before `earliest_ps`), or a join (op == nullptr).
+  std::uint32_t add_node(Operation* op, std::uint64_t earliest_ps);
+  std::uint32_t add_join() { return add_node(nullptr, 0); }
+  void add_edge(std::uint32_t before, std::uint32_t after) { edges_.emplace_back(before, after); }
+  std::uint32_t node_of(const Operation& op) const { return node_of_op_[op.index]; }
+  std::size_t size() const { return ops_.size(); }
+
+ private:
+  friend class WorkloadDriver;
+  void finalize();  // compressed adjacency and waiting counts
+
+  std::vector<Operation*> ops_;
+  std::vector<std::uint64_t> earliest_ps_;
+  std::vector<std::uint32_t> node_of_op_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges_;
+  std::vector<std::uint32_t> first_dependent_;  // CSR offsets, size() + 1
+  std::vector<std::uint32_t> dependents_;
+  std::vector<std::uint32_t> waiting_;
+  std::vector<std::uint64_t> released_ps_;
+};
+
+class WorkloadDriver : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_initiator_socket<WorkloadDriver, 32, tlm::tlm_base_protocol_types, 0,
+                                                sc_core::SC_ZERO_OR_MORE_BOUND>
+      out;
+
+  SC_HAS_PROCESS(WorkloadDriver);
+  WorkloadDriver(sc_core::sc_module_name name, DependencyGraph graph);
+
+  std::uint64_t completed_operations() const { return completed_; }
+  std::uint64_t total_operations() const { return total_; }
+
+ private:
+  void start();
+  void release(std::uint32_t node);
+  void complete(std::uint32_t node, std::uint64_t done_ps);
+  void inject(Operation& op, std::uint64_t ready_ps);
+  tlm::tlm_sync_enum nb_transport_bw(int id, tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+
+  DependencyGraph graph_;
+  PayloadPool& payloads_;
+  std::vector<std::uint32_t> ready_stack_;  // joins released but not yet propagated
+  std::uint64_t completed_ = 0;
+  std::uint64_t total_ = 0;
+};
+
+}  // namespace cnuas

@@ -1,0 +1,155 @@
+#include "core/kernel/element.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/kernel/run_context.h"
+
+namespace cnuas {
+
+Element::Element(sc_core::sc_module_name name, const ParamSet& params, std::uint32_t lanes)
+    : sc_module(name),
+      in("in"),
+      out("out"),
+      params_(params),
+      lanes_(lanes),
+      context_(RunContext::current()),
+      index_(context_.add_component(this)) {
+  in.register_nb_transport_fw(this, &Element::nb_transport_fw);
+  in.register_b_transport(this, &Element::b_transport);
+  out.register_nb_transport_bw(this, &Element::nb_transport_bw);
+  if (Waveforms* w = context_.waveforms()) {
+    for (std::uint32_t lane = 0; lane < lanes; ++lane)
+      busy_signal_.push_back(
+          w->add_signal(std::string(this->name()) + ".lane" + std::to_string(lane) + "_busy", 1));
+    queue_signal_ = w->add_signal(std::string(this->name()) + ".queue_depth", 32);
+    // Power in milliwatts: idle from the start, active while a lane is busy.
+    const auto mw = [](const Rational& watts) {
+      return static_cast<int>((watts * Rational(1000)).floor_u64());
+    };
+    active_mw_ = mw(params_.quantity("active_power"));
+    const int idle_mw = mw(params_.quantity("idle_power"));
+    if (idle_mw != 0 || active_mw_ != 0) {
+      power_signals_.push_back(w->power_signal(""));
+      if (!params_.text("rack").empty())
+        power_signals_.push_back(w->power_signal(params_.text("rack")));
+      for (std::uint32_t s : power_signals_) w->add_initial(s, static_cast<std::uint32_t>(idle_mw));
+    }
+  }
+}
+
+tlm::tlm_sync_enum Element::nb_transport_fw(int, tlm::tlm_generic_payload& trans,
+                                            tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  auto* ext = trans.get_extension<OperationExtension>();
+  if (phase != tlm::BEGIN_REQ || ext == nullptr || ext->operation == nullptr) {
+    // Foreign initiators use b_transport; a bare nb request is a protocol error.
+    trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return tlm::TLM_COMPLETED;
+  }
+  const std::uint32_t stage = ext->next_stage++;
+  context_.scheduler().enqueue(this, ext->operation, stage, now_ps() + delay.value());
+  return tlm::TLM_ACCEPTED;
+}
+
+void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready_ps) {
+  if (!context_.failure().empty()) return;  // the run is stopping
+  std::optional<std::uint32_t> pin;
+  Booking b;
+  try {
+    const Stage context{op, stage};
+    std::uint64_t service = service_ps(context);
+    if (calibration_) {
+      // Calibrated prediction; least-squares coefficients are binary floating
+      // point, evaluated the same way every run.
+      const double t = calibration_->a * static_cast<double>(service) + calibration_->b_s * 1e12;
+      service = t <= 0 ? 0 : static_cast<std::uint64_t>(std::ceil(t));
+    }
+    pin = pinned_lane(context);
+    if (pin) {
+      const std::uint64_t admitted = admission_ps(context, *pin, ready_ps, service);
+      if (admitted > ready_ps) {
+        stats_.held_ps += admitted - ready_ps;
+        ++stats_.held_stages;
+      }
+      b = lanes_.book_pinned(*pin, admitted, service);
+    } else {
+      const LaneRange range = lane_range(context);
+      b = range.count == lanes_.size()
+              ? lanes_.book(ready_ps, service)
+              : lanes_.book_among(range.first, range.count, ready_ps, service);
+    }
+  } catch (const std::exception& e) {
+    context_.fail(fmt::format("{} ({}): cannot serve operation '{}': {}", name(), type(), op.name(),
+                              e.what()));
+    return;
+  }
+  if (b.end_ps > op.end_ps) op.end_ps = b.end_ps;
+  // Queue waits come from the trace at the end; without a trace the element keeps them.
+  if (context_.trace_enabled)
+    context_.trace().record(op.index, index_, stage, b.lane, ready_ps, b.start_ps, b.end_ps,
+                            pin.has_value(), calibration_.has_value());
+  else
+    stats_.waits_ps.push_back(b.start_ps - ready_ps);
+  ++stats_.stages;
+  if (Waveforms* w = context_.waveforms()) {
+    w->post(busy_signal_[b.lane], b.start_ps, +1);
+    w->post(busy_signal_[b.lane], b.end_ps, -1);
+    if (b.start_ps > ready_ps) {
+      w->post(queue_signal_, ready_ps, +1);
+      w->post(queue_signal_, b.start_ps, -1);
+    }
+    if (active_mw_ != 0 && b.end_ps > b.start_ps)
+      for (std::uint32_t s : power_signals_) {
+        w->post(s, b.start_ps, active_mw_);
+        w->post(s, b.end_ps, -active_mw_);
+      }
+  }
+  on_booked(op, b);
+
+  const std::uint64_t now = now_ps();
+  const Route& route = *op.route;
+  if (stage + 1 < route.path.size()) {
+    // Hand the operation on with the next stage's ready time as annotated delay.
+    const std::uint64_t next_ready = op.mode == StageMode::Serial ? b.end_ps : ready_ps;
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    sc_core::sc_time delay = ps_time(next_ready - now);
+    out[static_cast<int>(route.out_port[stage])]->nb_transport_fw(*op.payload, phase, delay);
+  } else {
+    op.response_stage = stage;
+    respond_to_initiator(op);
+  }
+}
+
+void Element::respond(Operation& op) {
+  tlm::tlm_phase phase = tlm::BEGIN_RESP;
+  sc_core::sc_time delay = ps_time(op.end_ps - now_ps());
+  op.payload->set_response_status(tlm::TLM_OK_RESPONSE);
+  in[static_cast<int>(op.route->in_port[op.response_stage])]->nb_transport_bw(*op.payload, phase,
+                                                                              delay);
+}
+
+void Element::respond_to_initiator(Operation& op) {
+  // The elements in between only pass a response on, so it goes straight to the
+  // operation's initiator through the first element's target socket: one call
+  // instead of one per hop, which matters on large platforms.
+  Element& first = *op.route->path.front();
+  op.response_stage = 0;
+  first.respond(op);
+}
+
+tlm::tlm_sync_enum Element::nb_transport_bw(int, tlm::tlm_generic_payload& trans, tlm::tlm_phase&,
+                                            sc_core::sc_time&) {
+  // The response walks back along the path to the initiator of the operation.
+  Operation& op = *trans.get_extension<OperationExtension>()->operation;
+  --op.response_stage;
+  respond(op);
+  return tlm::TLM_COMPLETED;
+}
+
+void Element::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_time&) {
+  // Cnuas elements are driven through nb_transport with an operation attached.
+  trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+}
+
+}  // namespace cnuas

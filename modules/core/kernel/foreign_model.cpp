@@ -1,0 +1,63 @@
+#include "core/kernel/foreign_model.h"
+
+#include <fmt/format.h>
+
+namespace cnuas {
+
+ForeignModel::ForeignModel(sc_core::sc_module_name name, const ParamSet& params,
+                           ForeignCreateFn create)
+    : Element(name, params, static_cast<std::uint32_t>(params.integer("lanes"))),
+      to_model("to_model") {
+  model_ = create(type().c_str(), "model");
+  if (model_ == nullptr)
+    throw InputError(
+        fmt::format("{}: plugin did not create a model of type '{}'", this->name(), type()));
+  using TargetSocket =
+      tlm::tlm_base_target_socket_b<32, tlm::tlm_fw_transport_if<>, tlm::tlm_bw_transport_if<>>;
+  TargetSocket* target = nullptr;
+  for (sc_core::sc_object* child : model_->get_child_objects())
+    if (auto* s = dynamic_cast<TargetSocket*>(child)) {
+      target = s;
+      break;
+    }
+  if (target == nullptr)
+    throw InputError(fmt::format("{}: plugin model '{}' has no 32-bit TLM-2.0 target socket",
+                                 this->name(), type()));
+  to_model.bind(*target);
+}
+
+std::uint64_t ForeignModel::service_ps(const Stage& stage) {
+  const std::uint64_t bytes = stage.dims().get(WorkDim::Bytes);
+  if (scratch_.size() < bytes) scratch_.resize(bytes);
+  tlm::tlm_generic_payload trans;
+  trans.set_command(tlm::TLM_WRITE_COMMAND);
+  trans.set_address(stage.dims().has(WorkDim::Address) ? stage.dims().get(WorkDim::Address) : 0);
+  trans.set_data_ptr(scratch_.data());
+  trans.set_data_length(static_cast<unsigned>(bytes));
+  trans.set_streaming_width(static_cast<unsigned>(bytes));
+  trans.set_byte_enable_ptr(nullptr);
+  trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  to_model->b_transport(trans, delay);
+  if (trans.is_response_error())
+    throw InputError(fmt::format("the model answered with {}", trans.get_response_string()));
+  return delay.value();
+}
+
+std::unique_ptr<Schema> foreign_model_schema(const std::string& type, const std::string& summary) {
+  auto schema = std::make_unique<Schema>(type, summary + " (third-party TLM-2.0 model)");
+  schema->integer("lanes", 1, "requests the model serves at once", 1, 4096);
+  schema->needs({WorkDim::Bytes});
+  return schema;
+}
+
+ModelInfo foreign_model_info(const Schema& schema, ForeignCreateFn create,
+                             const std::string& origin) {
+  return {&schema,
+          [create](const std::string& name, const ParamSet& params) -> Element* {
+            return new ForeignModel(name.c_str(), params, create);
+          },
+          origin};
+}
+
+}  // namespace cnuas

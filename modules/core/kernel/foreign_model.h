@@ -1,0 +1,39 @@
+// A third-party TLM-2.0 target placed on a Cnuas path.
+//
+// The wrapper is a Cnuas element: it books lanes and writes the trace like any
+// other. Its service time is what the foreign model annotates when the wrapper
+// calls its b_transport (loosely-timed style; the model must not wait()).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "core/kernel/element.h"
+#include "core/kernel/registry.h"
+
+namespace cnuas {
+
+using ForeignCreateFn = sc_core::sc_module* (*)(const char* type, const char* name);
+
+class ForeignModel : public Element {
+ public:
+  tlm_utils::simple_initiator_socket<ForeignModel> to_model;
+
+  ForeignModel(sc_core::sc_module_name name, const ParamSet& params, ForeignCreateFn create);
+  std::uint64_t service_ps(const Stage& stage) override;
+  // The foreign model may read sc_time_stamp() in b_transport: call it on time.
+  bool allows_lookahead() const override { return false; }
+  sc_core::sc_module* model() const { return model_; }
+
+ private:
+  sc_core::sc_module* model_ = nullptr;
+  std::vector<unsigned char> scratch_;
+};
+
+std::unique_ptr<Schema> foreign_model_schema(const std::string& type, const std::string& summary);
+ModelInfo foreign_model_info(const Schema& schema, ForeignCreateFn create,
+                             const std::string& origin);
+
+}  // namespace cnuas

@@ -1,0 +1,97 @@
+// One operation instance in flight: its work, its route and where it has been.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <tlm>
+
+#include "core/kernel/work.h"
+
+namespace cnuas {
+
+class Element;
+
+enum class StageMode : std::uint8_t {
+  Serial,   // stage k+1 is ready when stage k ends
+  Overlap,  // stages stream: all are ready together, the slowest decides the end
+};
+
+// The elements an operation crosses and the socket bindings between them;
+// shared by every repetition of a workload entry.
+struct Route {
+  std::vector<Element*> path;
+  std::vector<std::uint32_t> out_port;  // out_port[k]: binding of path[k].out leading to path[k+1]
+  std::vector<std::uint32_t>
+      in_port;  // in_port[k]: binding of path[k].in it arrives by (0: the initiator)
+};
+
+// What every repetition of a workload entry shares.
+struct OperationSpec {
+  std::string name;
+  WorkDims dims;
+  bool repeated = false;  // instances are named "name#i"
+  bool read = false;      // a read (data flows back): PCIe adds the read-request round trip
+  std::string request;    // management request kind, for BMC-class elements
+};
+
+// One cache line per operation instance: large workloads stay cache-friendly.
+struct Operation {
+  const OperationSpec* spec = nullptr;
+  const WorkDims* dims = nullptr;  // &spec->dims, at hand for the models
+  const Route* route = nullptr;
+  std::uint64_t ready_ps = 0;  // when its first stage became ready
+  std::uint64_t end_ps = 0;    // latest stage end so far
+  std::uint32_t index = 0;
+  std::uint32_t repetition = 0;
+  std::uint32_t response_stage = 0;  // walks back along the path on the response
+  StageMode mode = StageMode::Serial;
+  tlm::tlm_generic_payload* payload = nullptr;  // held only while in flight
+
+  // "h2d", or "h2d#3" for the fourth repetition.
+  std::string name() const {
+    return spec->repeated ? spec->name + "#" + std::to_string(repetition) : spec->name;
+  }
+};
+
+// One stage of an operation as a model sees it: the work, and where on its
+// route the operation is (the switch picks its output port from the next hop).
+struct Stage {
+  const Operation& op;
+  std::uint32_t index;
+
+  const WorkDims& dims() const { return *op.dims; }
+  const Element* previous() const { return index > 0 ? op.route->path[index - 1] : nullptr; }
+  const Element* next() const {
+    return index + 1 < op.route->path.size() ? op.route->path[index + 1] : nullptr;
+  }
+  // Binding of this element's `out` socket towards next(); only valid when next() exists.
+  std::uint32_t out_port() const { return op.route->out_port[index]; }
+};
+
+// Ties a TLM transaction to its operation and the stage it is heading for.
+struct OperationExtension : tlm::tlm_extension<OperationExtension> {
+  Operation* operation = nullptr;
+  std::uint32_t next_stage = 0;
+
+  tlm::tlm_extension_base* clone() const override { return new OperationExtension(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override {
+    *this = static_cast<const OperationExtension&>(other);
+  }
+};
+
+// Payloads for operations in flight, reused in LIFO order so that the ones in
+// use stay in cache (the role of a TLM memory manager).
+class PayloadPool {
+ public:
+  tlm::tlm_generic_payload& acquire(Operation& op);
+  void release(Operation& op);
+
+ private:
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> all_;
+  std::vector<tlm::tlm_generic_payload*> free_;
+};
+
+}  // namespace cnuas

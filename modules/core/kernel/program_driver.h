@@ -1,0 +1,38 @@
+// The initiator for a program that drives the platform as it runs (the CUDA
+// runtime): operations arrive one by one while the simulation is paused, each
+// with its ready time, and their completions are reported back.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <systemc>
+#include <tlm>
+
+#include "core/kernel/operation.h"
+
+namespace cnuas {
+
+class ProgramDriver : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_initiator_socket<ProgramDriver, 32, tlm::tlm_base_protocol_types, 0,
+                                                sc_core::SC_ZERO_OR_MORE_BOUND>
+      out;
+  using Completion = std::function<void(Operation&, std::uint64_t done_ps)>;
+
+  explicit ProgramDriver(sc_core::sc_module_name name);
+  void on_completion(Completion c) { completion_ = std::move(c); }
+  // Starts `op` at its first element at `ready_ps` (not before the current time).
+  void inject(Operation& op, std::uint64_t ready_ps);
+  std::uint64_t in_flight() const { return in_flight_; }
+
+ private:
+  tlm::tlm_sync_enum nb_transport_bw(int id, tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  PayloadPool& payloads_;
+  Completion completion_;
+  std::uint64_t in_flight_ = 0;
+};
+
+}  // namespace cnuas

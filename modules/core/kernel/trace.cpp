@@ -1,0 +1,150 @@
+#include "core/kernel/trace.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <new>
+
+#include <fmt/format.h>
+
+#include "core/kernel/operation.h"
+
+namespace cnuas {
+
+TraceSink::~TraceSink() {
+  for (StageEvent* chunk : chunks_) munmap(chunk, kChunkBytes);
+}
+
+void TraceSink::add_chunk() {
+  // Huge pages where the kernel grants them: one fault per 2 MiB instead of one
+  // per 4 KiB as the trace grows. The mapping is 2 MiB aligned for that.
+  constexpr std::size_t kHuge = 2u << 20;
+  void* raw = mmap(nullptr, kChunkBytes + kHuge, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  const auto base = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t aligned = (base + kHuge - 1) & ~(kHuge - 1);
+  if (aligned > base) munmap(raw, aligned - base);
+  munmap(reinterpret_cast<void*>(aligned + kChunkBytes), base + kHuge - aligned);
+  void* memory = reinterpret_cast<void*>(aligned);
+  madvise(memory, kChunkBytes, MADV_HUGEPAGE);
+  chunks_.push_back(static_cast<StageEvent*>(memory));
+  fill_ = 0;
+}
+
+std::vector<std::uint64_t> TraceSink::ordered() const {
+  std::vector<std::uint64_t> order(size_ + instants_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  // Booking order is nearly trace order already; a stable sort by time keeps seq order on ties.
+  std::stable_sort(order.begin(), order.end(),
+                   [this](std::uint64_t a, std::uint64_t b) { return time_of(a) < time_of(b); });
+  return order;
+}
+
+std::string ps_to_us_text(std::uint64_t ps) {
+  return fmt::format("{}.{:06}", ps / 1000000, ps % 1000000);
+}
+
+static void append_dims(fmt::memory_buffer& buf, const WorkDims& dims) {
+  buf.push_back('{');
+  bool first = true;
+  for (const auto& info : work_dim_table()) {
+    if (!dims.has(info.id)) continue;
+    fmt::format_to(std::back_inserter(buf), "{}\"{}\":{}", first ? "" : ",", info.name,
+                   dims.get(info.id));
+    first = false;
+  }
+  buf.push_back('}');
+}
+
+void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const TraceSink& sink,
+                       const std::vector<std::uint64_t>& ordered, const TraceNames& names) {
+  out << fmt::format(
+      "{{\"format\":\"cnuas-trace\",\"version\":1,\"platform\":\"{}\",\"workload\":\"{}\","
+      "\"time_unit\":\"ps\",\"class\":\"{}\",\"events\":{}}}\n",
+      header.platform, header.workload, header.evidence_class, ordered.size());
+  fmt::memory_buffer buf;
+  for (std::uint64_t seq : ordered) {
+    if (seq >= sink.size()) {
+      const TraceSink::Instant& i = sink.instants()[seq - sink.size()];
+      fmt::format_to(
+          std::back_inserter(buf),
+          "{{\"t_ps\":{},\"seq\":{},\"event\":\"{}\",\"component\":\"{}\",{},\"class\":\"{}\"}}\n",
+          i.at_ps, seq, i.name, (*names.components)[i.component], i.fields, header.evidence_class);
+      continue;
+    }
+    const StageEvent& e = sink[seq];
+    const Operation& op = *(*names.operations)[e.op];
+    fmt::format_to(std::back_inserter(buf),
+                   "{{\"t_ps\":{},\"seq\":{},\"op\":\"{}\",\"stage\":{},\"component\":\"{}\","
+                   "\"lane\":{},\"ready_ps\":{},\"start_ps\":{},\"end_ps\":{},\"dims\":",
+                   e.start_ps, seq, op.name(), e.stage, (*names.components)[e.component], e.lane,
+                   e.ready_ps, e.start_ps, e.end_ps);
+    append_dims(buf, *op.dims);
+    if (e.calibrated)
+      fmt::format_to(std::back_inserter(buf), "{},\"class\":\"calibrated\",{}}}\n",
+                     e.pinned ? ",\"pinned\":true" : "", (*names.calibration_members)[e.component]);
+    else
+      fmt::format_to(std::back_inserter(buf), "{},\"class\":\"analytic\"}}\n",
+                     e.pinned ? ",\"pinned\":true" : "");
+    if (buf.size() > (1 << 20)) {
+      out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+      buf.clear();
+    }
+  }
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+}
+
+void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const TraceSink& sink,
+                          const std::vector<std::uint64_t>& ordered, const TraceNames& names) {
+  fmt::memory_buffer buf;
+  auto put = [&](auto&&... args) { fmt::format_to(std::back_inserter(buf), args...); };
+  put("{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"platform\":\"{}\",\"class\":\"{}\"}},"
+      "\"traceEvents\":[\n",
+      header.platform, header.evidence_class);
+  bool first = true;
+  auto sep = [&] {
+    if (!first) buf.push_back(',');
+    first = false;
+  };
+  // One process per component, one thread per lane: one track per component lane.
+  for (std::uint32_t c = 0; c < names.components->size(); ++c) {
+    sep();
+    put("{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":\"{}\"}}}}\n",
+        c + 1, (*names.components)[c]);
+    for (std::uint32_t lane = 0; lane < (*names.component_lanes)[c]; ++lane) {
+      sep();
+      put("{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":"
+          "\"lane {}\"}}}}\n",
+          c + 1, lane, lane);
+    }
+  }
+  for (std::uint64_t seq : ordered) {
+    sep();
+    if (seq >= sink.size()) {
+      const TraceSink::Instant& i = sink.instants()[seq - sink.size()];
+      put("{{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"power\",\"name\":\"{}\",\"pid\":{},\"tid\":0,"
+          "\"ts\":{},"
+          "\"args\":{{\"seq\":{},{}}}}}\n",
+          i.name, i.component + 1, ps_to_us_text(i.at_ps), seq, i.fields);
+      continue;
+    }
+    const StageEvent& e = sink[seq];
+    const Operation& op = *(*names.operations)[e.op];
+    put("{{\"ph\":\"X\",\"cat\":\"stage\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{"
+        "},"
+        "\"args\":{{\"seq\":{},\"stage\":{},\"ready_ps\":{},\"start_ps\":{},\"end_ps\":{}{}}}}}\n",
+        op.name(), e.component + 1, e.lane, ps_to_us_text(e.start_ps),
+        ps_to_us_text(e.end_ps - e.start_ps), seq, e.stage, e.ready_ps, e.start_ps, e.end_ps,
+        e.pinned ? ",\"pinned\":true" : "");
+    if (buf.size() > (1 << 20)) {
+      out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+      buf.clear();
+    }
+  }
+  put("]}}\n");
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+}
+
+}  // namespace cnuas

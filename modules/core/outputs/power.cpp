@@ -1,0 +1,266 @@
+#include "core/outputs/power.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/kernel/element.h"
+#include "core/kernel/run_context.h"
+
+namespace cnuas {
+namespace {
+
+const Rational kPsPerSecond(1'000'000'000'000ULL);
+const Rational kMicro(1'000'000);
+
+Rational watts(std::int64_t uw) {
+  return Rational(static_cast<std::uint64_t>(uw)) / kMicro;
+}
+
+// Energy of a constant power over an interval, in joules.
+Rational energy(std::int64_t uw, std::uint64_t ps) {
+  return watts(uw) * Rational(ps) / kPsPerSecond;
+}
+
+struct Change {
+  std::uint64_t at_ps;
+  std::int64_t delta_uw;
+};
+
+// The shelf's state as the load changes over time.
+class ShelfPlayer {
+ public:
+  ShelfPlayer(const Element& shelf, const PowerSupplyModel& model, std::vector<PowerEvent>& out)
+      : shelf_(shelf),
+        model_(model),
+        out_(out),
+        working_(model.supplies()),
+        battery_(model.battery_capacity_j()) {
+    rating_uw_ = to_microwatts(model.supply_rating_w());
+    rated_uw_ = rating_uw_ * (model.supplies() - model.redundancy());
+  }
+
+  // Advances to `t` with the load constant at `load` since the last call.
+  void advance(std::uint64_t t, std::int64_t load) {
+    if (battery_active_ && t > now_) {
+      const std::int64_t deficit = load - capacity();
+      const Rational needed = energy(deficit, t - now_);
+      if (battery_ < needed) {
+        // Empty before t: the exact moment, rounded up to the picosecond.
+        const std::uint64_t empty_at = now_ + (battery_ / watts(deficit) * kPsPerSecond).ceil_u64();
+        battery_ = Rational(0);
+        battery_active_ = false;
+        emit(empty_at, "battery_depleted", load);
+        emit(empty_at, "power_loss", load);
+        lost_ = true;
+      } else {
+        battery_ = battery_ - needed;
+      }
+    }
+    now_ = t;
+  }
+
+  // Re-evaluates alarms and the battery after the load or the supplies changed at `t`.
+  void evaluate(std::uint64_t t, std::int64_t load) {
+    const bool over = load > rated_uw_;
+    if (over != alarm_) {
+      alarm_ = over;
+      emit(t, over ? "over_capacity" : "over_capacity_cleared", load);
+    }
+    const bool shortfall = load > capacity();
+    if (shortfall && !battery_active_ && !pending_ && !lost_) {
+      pending_ = true;
+      takeover_at_ = t + model_.switchover_ps();
+      emit(t, "supply_shortfall", load);
+    }
+    if (!shortfall && (battery_active_ || pending_)) {
+      if (battery_active_) emit(t, "battery_released", load);
+      battery_active_ = pending_ = false;
+    }
+    if (!shortfall) lost_ = false;
+  }
+
+  // The pending battery takeover, if one falls due before `limit`.
+  bool takeover_due_before(std::uint64_t limit) const { return pending_ && takeover_at_ < limit; }
+  std::uint64_t takeover_at() const { return takeover_at_; }
+  void take_over(std::int64_t load) {
+    pending_ = false;
+    if (battery_.is_zero()) {
+      emit(takeover_at_, "power_loss", load);
+      lost_ = true;
+      return;
+    }
+    battery_active_ = true;
+    emit(takeover_at_, "battery_takeover", load);
+  }
+
+  void supply_event(const SupplyEvent& e, std::int64_t load) {
+    if (e.kind == "ac_loss")
+      working_ = 0;
+    else if (e.kind == "supply_failure")
+      working_ -= std::min(working_, e.supplies);
+    else
+      working_ = std::min(model_.supplies(), working_ + e.supplies);
+    emit(e.at_ps, e.kind, load);
+    if (e.kind != "supply_restore" && working_ + model_.redundancy() <= model_.supplies() &&
+        !redundancy_lost_) {
+      redundancy_lost_ = true;
+      emit(e.at_ps, "redundancy_lost", load);
+    }
+    if (working_ == model_.supplies()) redundancy_lost_ = false;
+  }
+
+ private:
+  std::int64_t capacity() const { return rating_uw_ * working_; }
+  void emit(std::uint64_t t, const char* kind, std::int64_t load) {
+    out_.push_back({t, kind, &shelf_, load, capacity(), battery_});
+  }
+  void emit(std::uint64_t t, const std::string& kind, std::int64_t load) {
+    emit(t, kind.c_str(), load);
+  }
+
+  const Element& shelf_;
+  const PowerSupplyModel& model_;
+  std::vector<PowerEvent>& out_;
+  std::uint32_t working_;
+  std::int64_t rating_uw_ = 0, rated_uw_ = 0;
+  Rational battery_;
+  std::uint64_t now_ = 0, takeover_at_ = 0;
+  bool alarm_ = false, battery_active_ = false, pending_ = false, lost_ = false,
+       redundancy_lost_ = false;
+};
+
+}  // namespace
+
+std::int64_t to_microwatts(const Rational& w) {
+  const Rational uw = w * kMicro;
+  const std::uint64_t floor = uw.floor_u64();
+  return static_cast<std::int64_t>(Rational(floor) + Rational(1, 2) <= uw ? floor + 1 : floor);
+}
+
+PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEvent>& supply_events,
+                          std::uint64_t makespan, std::uint32_t series_bins) {
+  PowerReport report;
+  std::map<std::string, RackPower> racks;
+  std::map<std::string, std::vector<Change>> changes;
+  std::vector<std::int64_t> active_uw(context.elements().size());
+  std::vector<const std::string*> rack_of(context.elements().size());
+  for (const Element* e : context.elements()) {
+    const std::string& rack = e->params().text("rack");
+    RackPower& r = racks[rack];
+    r.rack = rack;
+    r.idle_uw += to_microwatts(e->params().quantity("idle_power"));
+    active_uw[e->index()] = to_microwatts(e->params().quantity("active_power"));
+    rack_of[e->index()] = &racks.find(rack)->first;
+    if (dynamic_cast<const PowerSupplyModel*>(e) != nullptr) {
+      if (r.shelf != nullptr)
+        throw InputError(fmt::format("rack '{}' has two power shelves: {} and {}", rack,
+                                     r.shelf->name(), e->name()));
+      r.shelf = e;
+    }
+  }
+  const TraceSink& trace = context.trace();
+  std::map<std::uint32_t, std::vector<std::uint64_t>>
+      shelf_reads;  // by shelf element: when reads completed
+  for (const auto& [name, r] : racks)
+    if (r.shelf != nullptr) shelf_reads[r.shelf->index()];
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const StageEvent& s = trace[i];
+    if (auto it = shelf_reads.find(s.component); it != shelf_reads.end())
+      it->second.push_back(s.end_ps);
+    std::int64_t a = active_uw[s.component];
+    if (s.end_ps == s.start_ps) continue;
+    if (const auto own = context.elements()[s.component]->stage_power_uw(
+            *context.operations()[s.op], s.end_ps - s.start_ps))
+      a = *own;
+    if (a == 0) continue;
+    auto& c = changes[*rack_of[s.component]];
+    c.push_back({s.start_ps, a});
+    c.push_back({s.end_ps, -a});
+  }
+  for (auto& [name, rack] : racks) {
+    auto& c = changes[name];
+    std::stable_sort(c.begin(), c.end(),
+                     [](const Change& x, const Change& y) { return x.at_ps < y.at_ps; });
+    std::vector<const SupplyEvent*> supply;
+    for (const auto& e : supply_events)
+      if (rack.shelf != nullptr && e.target == rack.shelf->basename()) supply.push_back(&e);
+    std::stable_sort(supply.begin(), supply.end(), [](const SupplyEvent* x, const SupplyEvent* y) {
+      return x->at_ps < y->at_ps;
+    });
+    const auto* model = dynamic_cast<const PowerSupplyModel*>(rack.shelf);
+    std::optional<ShelfPlayer> player;
+    if (model != nullptr) player.emplace(*rack.shelf, *model, report.events);
+
+    // Sweep the change points; between them the load is constant.
+    std::int64_t load = rack.idle_uw;
+    rack.peak_uw = load;
+    std::uint64_t t = 0;
+    std::size_t ci = 0, si = 0;
+    u128 energy_uw_ps = 0;
+    const std::uint64_t bins = makespan == 0 ? 0 : std::min<std::uint64_t>(series_bins, makespan);
+    std::vector<u128> bin_energy(bins, 0);
+    auto accumulate = [&](std::uint64_t from, std::uint64_t to) {
+      if (to <= from) return;
+      energy_uw_ps += static_cast<u128>(load) * (to - from);
+      for (std::uint64_t b = from * bins / makespan; b < bins; ++b) {
+        const std::uint64_t b_from = makespan * b / bins, b_to = makespan * (b + 1) / bins;
+        const std::uint64_t lo = std::max(from, b_from), hi = std::min(to, b_to);
+        if (lo >= hi) {
+          if (b_from >= to) break;
+          continue;
+        }
+        bin_energy[b] += static_cast<u128>(load) * (hi - lo);
+      }
+    };
+    if (player) player->evaluate(0, load);
+    while (true) {
+      std::uint64_t next = UINT64_MAX;
+      if (ci < c.size()) next = c[ci].at_ps;
+      if (si < supply.size()) next = std::min(next, supply[si]->at_ps);
+      if (player && player->takeover_due_before(next == UINT64_MAX ? UINT64_MAX : next + 1))
+        next = std::min(next, player->takeover_at());
+      if (next == UINT64_MAX) break;
+      accumulate(std::min(t, makespan), std::min(next, makespan));
+      if (player) player->advance(next, load);
+      t = next;
+      while (ci < c.size() && c[ci].at_ps == t) load += c[ci++].delta_uw;
+      if (load > rack.peak_uw) {
+        rack.peak_uw = load;
+        rack.peak_at_ps = t;
+      }
+      if (player) {
+        while (si < supply.size() && supply[si]->at_ps == t)
+          player->supply_event(*supply[si++], load);
+        if (player->takeover_due_before(t + 1)) player->take_over(load);
+        player->evaluate(t, load);
+      }
+    }
+    accumulate(std::min(t, makespan), makespan);
+    if (player) player->advance(std::max(t, makespan), load);
+    rack.energy_j = Rational(energy_uw_ps, 1) / kMicro / kPsPerSecond;
+    rack.input_energy_j = model != nullptr ? rack.energy_j / model->efficiency() : rack.energy_j;
+    report.platform_energy_j = report.platform_energy_j + rack.energy_j;
+    for (std::uint64_t b = 0; b < bins; ++b) {
+      const std::uint64_t from = makespan * b / bins, to = makespan * (b + 1) / bins;
+      rack.series.push_back({from, to, Rational(bin_energy[b], 1) / Rational(to - from) / kMicro});
+    }
+    if (rack.shelf != nullptr) {
+      // Telemetry: what each read at the shelf saw when it completed.
+      std::vector<std::uint64_t>& reads = shelf_reads[rack.shelf->index()];
+      std::sort(reads.begin(), reads.end());
+      std::int64_t seen = rack.idle_uw;
+      std::size_t k = 0;
+      for (std::uint64_t at : reads) {
+        while (k < c.size() && c[k].at_ps <= at) seen += c[k++].delta_uw;
+        rack.telemetry.emplace_back(at, seen);
+      }
+    }
+    report.racks.push_back(std::move(rack));
+  }
+  std::stable_sort(report.events.begin(), report.events.end(),
+                   [](const PowerEvent& a, const PowerEvent& b) { return a.at_ps < b.at_ps; });
+  return report;
+}
+
+}  // namespace cnuas

@@ -1,0 +1,200 @@
+#include "core/outputs/stats.h"
+
+#include <algorithm>
+#include <map>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/kernel/element.h"
+
+namespace cnuas {
+
+WaitSummary summarize_waits(std::vector<std::uint64_t> waits) {
+  WaitSummary s;
+  s.count = waits.size();
+  if (waits.empty()) return s;
+  std::sort(waits.begin(), waits.end());
+  u128 sum = 0;
+  for (auto w : waits) sum += w;
+  s.mean = Rational(sum, waits.size());
+  auto rank = [&](unsigned percent) {
+    std::size_t r = (waits.size() * percent + 99) / 100;  // ceil(n * p / 100), nearest rank
+    return waits[std::max<std::size_t>(r, 1) - 1];
+  };
+  s.p50 = rank(50);
+  s.p99 = rank(99);
+  s.max = waits.back();
+  return s;
+}
+
+std::uint64_t makespan_ps(const RunContext& context) {
+  std::uint64_t end = 0;
+  for (const Operation* op : context.operations()) end = std::max(end, op->end_ps);
+  return end;
+}
+
+std::vector<std::vector<std::uint64_t>> queue_waits(const RunContext& context) {
+  std::vector<std::vector<std::uint64_t>> waits(context.elements().size());
+  if (!context.trace_enabled) {
+    for (const Element* e : context.elements()) waits[e->index()] = e->stats().waits_ps;
+    return waits;
+  }
+  const TraceSink& trace = context.trace();
+  for (std::size_t i = 0; i < trace.size(); ++i)
+    waits[trace[i].component].push_back(trace[i].start_ps - trace[i].ready_ps);
+  return waits;
+}
+
+// Energy over the run: idle power for the whole makespan plus active power for
+// every busy lane-picosecond. Exact, in joules.
+Rational element_energy_j(const Element& e, std::uint64_t makespan) {
+  std::uint64_t busy = 0;
+  for (std::uint32_t l = 0; l < e.lanes().size(); ++l) busy += e.lanes().busy_ps(l);
+  const Rational seconds_per_ps(1, 1'000'000'000'000ULL);
+  return (e.params().quantity("idle_power") * Rational(makespan) +
+          e.params().quantity("active_power") * Rational(busy)) *
+         seconds_per_ps;
+}
+
+static double decimal_of(const Rational& r, int digits) {
+  return std::stod(r.to_decimal(digits));
+}
+
+static nlohmann::ordered_json power_json(const PowerReport& power, std::uint64_t makespan) {
+  using Json = nlohmann::ordered_json;
+  auto w = [](std::int64_t uw) {
+    return decimal_of(Rational(static_cast<std::uint64_t>(uw), 1'000'000), 6);
+  };
+  Json racks = Json::object();
+  for (const RackPower& r : power.racks) {
+    Json series = Json::array();
+    for (const PowerSample& p : r.series)
+      series.push_back({p.from_ps, p.to_ps, decimal_of(p.average_w, 6)});
+    Json telemetry = Json::array();
+    for (auto [at, uw] : r.telemetry) telemetry.push_back({{"t_ps", at}, {"load_w", w(uw)}});
+    racks[r.rack.empty() ? "(no rack)" : r.rack] = {
+        {"shelf", r.shelf ? r.shelf->name() : ""},
+        {"idle_w", w(r.idle_uw)},
+        {"peak_w", w(r.peak_uw)},
+        {"peak_at_ps", r.peak_at_ps},
+        {"average_w",
+         makespan == 0
+             ? 0.0
+             : decimal_of(r.energy_j * Rational(1'000'000'000'000ULL) / Rational(makespan), 6)},
+        {"energy_j", decimal_of(r.energy_j, 9)},
+        {"input_energy_j", decimal_of(r.input_energy_j, 9)},
+        {"series_w", series},
+        {"telemetry", telemetry}};
+  }
+  Json events = Json::array();
+  for (const PowerEvent& e : power.events)
+    events.push_back({{"t_ps", e.at_ps},
+                      {"event", e.kind},
+                      {"shelf", e.shelf->name()},
+                      {"load_w", w(e.load_uw)},
+                      {"capacity_w", w(e.capacity_uw)},
+                      {"battery_j", decimal_of(e.battery_j, 6)}});
+  return {{"platform_energy_j", decimal_of(power.platform_energy_j, 9)},
+          {"racks", racks},
+          {"events", events}};
+}
+
+void write_stats_json(std::ostream& out, const RunContext& context, const PowerReport* power) {
+  using Json = nlohmann::ordered_json;
+  const std::uint64_t makespan = makespan_ps(context);
+  // Ratios are exact rationals rounded to 6 decimals for the report.
+  auto ratio = [&](std::uint64_t part, std::uint64_t whole) {
+    return whole == 0 ? 0.0 : std::stod((Rational(part) / Rational(whole)).to_decimal(6));
+  };
+  auto decimal = [](const Rational& r, int digits) { return std::stod(r.to_decimal(digits)); };
+  const std::vector<std::vector<std::uint64_t>> waits = queue_waits(context);
+  // Large maps are streamed entry by entry: one line per element and operation.
+  fmt::memory_buffer elements;
+  std::uint64_t stages = 0;
+  Rational total_energy;
+  for (const Element* e : context.elements()) {
+    const LaneSet& lanes = e->lanes();
+    std::uint64_t busy = 0;
+    Json lane_list = Json::array();
+    for (std::uint32_t l = 0; l < lanes.size(); ++l) {
+      busy += lanes.busy_ps(l);
+      lane_list.push_back({{"lane", l},
+                           {"busy_ps", lanes.busy_ps(l)},
+                           {"utilization", ratio(lanes.busy_ps(l), makespan)}});
+    }
+    stages += e->stats().stages;
+    const WaitSummary w = summarize_waits(waits[e->index()]);
+    const Rational energy = element_energy_j(*e, makespan);
+    total_energy = total_energy + energy;
+    Json evidence = {{"class", "analytic"}};
+    if (const auto& c = e->calibration())
+      evidence = {{"class", "calibrated"},
+                  {"target", c->target},
+                  {"heldout_mape_percent", c->heldout_mape_percent}};
+    const Json entry = {
+        {"type", e->type()},
+        {"evidence", evidence},
+        {"stages", e->stats().stages},
+        {"busy_ps", busy},
+        {"utilization", ratio(busy, makespan * lanes.size())},
+        {"queue_wait_ps",
+         {{"mean", decimal(w.mean, 3)}, {"p50", w.p50}, {"p99", w.p99}, {"max", w.max}}},
+        {"held_ps", e->stats().held_ps},
+        {"held_stages", e->stats().held_stages},
+        {"energy_j", decimal(energy, 9)},
+        {"lanes", lane_list}};
+    fmt::format_to(std::back_inserter(elements), "{}\n    {}: {}", elements.size() ? "," : "",
+                   Json(e->name()).dump(), entry.dump());
+  }
+  // Per workload entry always; per operation instance up to a size a reader can use.
+  std::map<std::string, std::vector<std::uint64_t>> latencies;
+  for (const Operation* op : context.operations())
+    latencies[op->spec->name].push_back(op->end_ps - op->ready_ps);
+  Json groups = Json::object();
+  for (auto& [name, values] : latencies) {
+    const WaitSummary l = summarize_waits(values);
+    groups[name] = {
+        {"count", l.count},
+        {"latency_ps",
+         {{"mean", decimal(l.mean, 3)}, {"p50", l.p50}, {"p99", l.p99}, {"max", l.max}}}};
+  }
+  constexpr std::size_t kMaxListedOperations = 100'000;
+  const bool list_operations = context.operations().size() <= kMaxListedOperations;
+  fmt::memory_buffer operations;
+  if (list_operations)
+    for (const Operation* op : context.operations())
+      fmt::format_to(
+          std::back_inserter(operations),
+          "{}\n    {}: {{\"ready_ps\": {}, \"end_ps\": {}, \"latency_ps\": {}, \"stages\": {}}}",
+          operations.size() ? "," : "", Json(op->name()).dump(), op->ready_ps, op->end_ps,
+          op->end_ps - op->ready_ps, op->route ? op->route->path.size() : 0);
+  const Json head = {
+      {"format", "cnuas-stats"},
+      {"version", 1},
+      {"class", context.header.evidence_class},
+      {"time_unit", "ps"},
+      {"platform", context.header.platform},
+      {"workload", context.header.workload},
+      {"makespan_ps", makespan},
+      {"stages", stages},
+      {"operations_count", context.operations().size()},
+      {"energy_j", decimal(total_energy, 9)},
+      {"average_power_w",
+       makespan == 0
+           ? 0.0
+           : decimal(total_energy * Rational(1'000'000'000'000ULL) / Rational(makespan), 6)}};
+  std::string text = head.dump(2);
+  text.resize(text.size() - 2);  // reopen the object: drop "\n}"
+  out << text;
+  out << ",\n  \"elements\": {" << std::string_view(elements.data(), elements.size()) << "\n  }";
+  out << ",\n  \"operation_groups\": " << groups.dump();
+  out << ",\n  \"operations_listed\": " << (list_operations ? "true" : "false");
+  out << ",\n  \"operations\": {" << std::string_view(operations.data(), operations.size())
+      << "\n  }";
+  if (power != nullptr) out << ",\n  \"power\": " << power_json(*power, makespan).dump();
+  out << "\n}\n";
+}
+
+}  // namespace cnuas

@@ -1,0 +1,38 @@
+// Run statistics as JSON: per element busy time per lane, utilization, queue
+// wait (mean, p50, p99, max), stage count; per operation its latency.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <vector>
+
+#include "core/kernel/element.h"
+#include "core/outputs/power.h"
+#include "core/kernel/run_context.h"
+
+namespace cnuas {
+
+struct WaitSummary {
+  std::uint64_t count = 0;
+  Rational mean;
+  std::uint64_t p50 = 0, p99 = 0, max = 0;
+};
+
+// Nearest-rank percentiles over a copy of `waits`.
+WaitSummary summarize_waits(std::vector<std::uint64_t> waits);
+
+// Per element (by index), the queue wait of every stage it booked.
+std::vector<std::vector<std::uint64_t>> queue_waits(const RunContext& context);
+
+// The end of the last stage of the run (0 when nothing ran).
+std::uint64_t makespan_ps(const RunContext& context);
+
+// Idle power over the makespan plus active power over every busy lane, in joules.
+Rational element_energy_j(const Element& e, std::uint64_t makespan_ps);
+
+// `power`, when given, adds per-rack power (average, peak, energy, series,
+// telemetry) and the power events.
+void write_stats_json(std::ostream& out, const RunContext& context,
+                      const PowerReport* power = nullptr);
+
+}  // namespace cnuas

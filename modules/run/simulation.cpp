@@ -1,0 +1,323 @@
+#include "run/simulation.h"
+
+#include <chrono>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "calibration/analytic.h"
+#include "calibration/calibration_file.h"
+#include "core/kernel/run_context.h"
+#include "core/outputs/stats.h"
+
+namespace cnuas {}  // namespace cnuas
+
+namespace cnuas {
+
+Simulation::Simulation(const RunOptions& options) : options_(options) {
+  for (const auto& p : options_.plugins)
+    Registry::instance().load_plugin(p, SourceLocation{"--plugin " + p});
+  YamlSource source = options_.platform_file.empty() ? load_yaml_text(embedded_default_platform(),
+                                                                      "<embedded default platform>")
+                                                     : load_yaml_file(options_.platform_file);
+  platform_ = load_platform(source);
+  for (const auto& s : options_.sets) apply_override(platform_, s);
+  // Resolve every element's parameters now so bad values fail before elaboration.
+  for (const ElementInstance& inst : platform_.elements)
+    resolve_params(*Registry::instance().find(inst.type)->schema, inst.values,
+                   fmt::format("element '{}' ({})", inst.name, inst.type), inst.where);
+  topology_ = std::make_unique<Topology>(platform_);
+  if (options_.program_driven) {
+    workload_.name = "program";
+  } else if (!options_.workload_file.empty()) {
+    workload_ = load_workload(YAML::Node(options_.workload_file), "", platform_, *topology_);
+  } else if (platform_.workload) {
+    workload_ = load_workload(platform_.workload, platform_.workload_file, platform_, *topology_);
+  } else {
+    throw InputError(SourceLocation{platform_.file},
+                     "platform has no 'workload:' and no --workload was given");
+  }
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::elaborate() {
+  RunContext& context = RunContext::current();
+  context.header.platform = platform_.name;
+  context.header.workload = workload_.name;
+  context.scheduler().set_lookahead(options_.lookahead);
+  if (!options_.vcd_path.empty()) context.enable_waveforms(options_.vcd_path);
+  module_ = std::make_unique<PlatformModule>(platform_.name.c_str(), platform_);
+
+  apply_calibrations();
+  if (options_.program_driven) {
+    program_driver_ = std::make_unique<ProgramDriver>("program");
+    for (Element* e : module_->elements()) program_driver_->out.bind(e->in);
+    return;
+  }
+  DependencyGraph graph;
+  build_operations(graph);
+  driver_ = std::make_unique<WorkloadDriver>("driver", std::move(graph));
+  // The driver may start an operation at any element; it binds last, after every connection.
+  for (Element* e : module_->elements()) driver_->out.bind(e->in);
+}
+
+// A calibration applies to every element of its type whose timing fields hash
+// like the profile it was fitted with; it must have been validated on held-out data.
+void Simulation::apply_calibrations() {
+  RunContext& context = RunContext::current();
+  context.calibration_members.assign(context.elements().size(), "");
+  std::vector<std::string> applied;
+  for (const std::string& path : options_.calibrations) {
+    const calibration::CalibrationFile c = calibration::read_calibration(path);
+    if (!c.validation)
+      throw InputError(SourceLocation{path},
+                       fmt::format("calibration of {} for '{}' was never validated: run cnuas "
+                                   "calibrate validate with held-out observations first",
+                                   c.component, c.target));
+    Registry::instance().require(c.component, SourceLocation{path});
+    std::size_t matched = 0, same_type = 0;
+    for (Element* e : module_->elements()) {
+      if (e->type() != c.component) continue;
+      ++same_type;
+      if (calibration::timing_hash(e->params()) != c.profile_hash) continue;
+      ++matched;
+      e->set_calibration({c.affine.a, c.affine.b, c.target, c.validation->heldout.mape});
+      context.calibration_members[e->index()] =
+          fmt::format("\"target\":\"{}\",\"heldout_mape_percent\":{:.6g}", c.target,
+                      c.validation->heldout.mape);
+    }
+    if (matched == 0)
+      throw InputError(
+          SourceLocation{path},
+          fmt::format(
+              "calibration of {} ({}, profile hash {}) matches none of the platform's {} {} "
+              "elements: their profile differs from the one it was fitted with",
+              c.component, c.profile, c.profile_hash, same_type, c.component));
+    applied.push_back(fmt::format("{} for '{}' on {} element(s), held-out MAPE {:.3g} %",
+                                  c.component, c.target, matched, c.validation->heldout.mape));
+  }
+  calibration_summary_ = applied;
+  if (!applied.empty()) context.header.evidence_class = "analytic+calibrated";
+}
+
+const Route& Simulation::route_along(const std::vector<std::string>& path) {
+  Route route;
+  for (const auto& name : path) route.path.push_back(&module_->element(name));
+  route.in_port.push_back(module_->driver_in_port(route.path[0]));
+  for (std::size_t k = 0; k + 1 < route.path.size(); ++k) {
+    route.out_port.push_back(module_->out_port(route.path[k], route.path[k + 1]));
+    route.in_port.push_back(module_->in_port(route.path[k], route.path[k + 1]));
+  }
+  return RunContext::current().add_route(std::move(route));
+}
+
+const Route& Simulation::route_between(const std::string& from, const std::string& to,
+                                       const SourceLocation& where) {
+  auto [it, inserted] = routes_by_ends_.try_emplace({from, to}, nullptr);
+  if (inserted) it->second = &route_along(topology_->path(from, to, where));
+  return *it->second;
+}
+
+void Simulation::build_operations(DependencyGraph& graph) {
+  RunContext& context = RunContext::current();
+  std::uint64_t instances = 0;
+  for (const OperationDesc& desc : workload_.operations) {
+    instances += desc.collective
+                     ? collective_transfer_count(
+                           *desc.collective, static_cast<std::uint32_t>(desc.participants.size()))
+                     : desc.repeat;
+  }
+  constexpr std::uint64_t kMaxInstances = 100'000'000;  // 6.4 GB of operation state
+  if (instances > kMaxInstances)
+    throw InputError(
+        SourceLocation{workload_.file},
+        fmt::format("workload '{}' expands to {} operation instances; at most {} are accepted",
+                    workload_.name, instances, kMaxInstances));
+
+  auto add_operation = [&](const OperationSpec& spec, const Route& route, StageMode mode,
+                           std::uint32_t repetition, std::uint64_t earliest) {
+    Operation op;
+    op.spec = &spec;
+    op.dims = &spec.dims;
+    op.route = &route;
+    op.mode = mode;
+    op.repetition = repetition;
+    return graph.add_node(&context.add_operation(op), earliest);
+  };
+  // Each entry's join completes when all its instances have.
+  std::map<std::string, std::uint32_t> join_of;
+  for (const OperationDesc& desc : workload_.operations) join_of[desc.name] = graph.add_join();
+  for (const OperationDesc& desc : workload_.operations) {
+    const std::uint32_t join = join_of[desc.name];
+    std::vector<std::uint32_t> first_nodes;  // the instances that wait for `after:`
+    if (desc.collective) {
+      const auto ranks = static_cast<std::uint32_t>(desc.participants.size());
+      const std::vector<Transfer> transfers =
+          expand_collective(*desc.collective, ranks, desc.dims.get(WorkDim::Bytes));
+      std::map<std::uint64_t, const OperationSpec*>
+          spec_by_bytes;  // chunks differ by at most one byte
+      std::vector<std::uint32_t> nodes;
+      nodes.reserve(transfers.size());
+      for (std::uint32_t i = 0; i < transfers.size(); ++i) {
+        const Transfer& t = transfers[i];
+        const OperationSpec*& spec = spec_by_bytes[t.bytes];
+        if (spec == nullptr) {
+          WorkDims dims = desc.dims;
+          dims.set(WorkDim::Bytes, t.bytes);
+          spec = &context.add_spec({desc.name, dims, true, desc.read, desc.request});
+        }
+        const Route& route =
+            route_between(desc.participants[t.source], desc.participants[t.target], desc.where);
+        nodes.push_back(add_operation(*spec, route, desc.mode, i, desc.start_ps));
+        for (std::uint32_t before : t.after) graph.add_edge(nodes[before], nodes.back());
+        if (t.after.empty()) first_nodes.push_back(nodes.back());
+        graph.add_edge(nodes.back(), join);
+      }
+    } else {
+      const Route& route = route_along(desc.path);
+      const OperationSpec& spec =
+          context.add_spec({desc.name, desc.dims, desc.repeat > 1, desc.read, desc.request});
+      std::uint32_t previous = DependencyGraph::kNone;
+      for (std::uint32_t i = 0; i < desc.repeat; ++i) {
+        const std::uint64_t earliest = desc.start_ps + (desc.periodic ? i * desc.interval_ps : 0);
+        const std::uint32_t node = add_operation(spec, route, desc.mode, i, earliest);
+        // Without an interval each repetition follows the previous one.
+        if (!desc.periodic && previous != DependencyGraph::kNone)
+          graph.add_edge(previous, node);
+        else
+          first_nodes.push_back(node);
+        graph.add_edge(node, join);
+        previous = node;
+      }
+    }
+    for (const auto& dep : desc.after)
+      for (std::uint32_t node : first_nodes) graph.add_edge(join_of[dep], node);
+  }
+}
+
+void Simulation::run() {
+  elaborate();
+  auto t0 = std::chrono::steady_clock::now();
+  sc_core::sc_start();
+  wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
+  if (driver_->completed_operations() != driver_->total_operations())
+    throw std::logic_error(fmt::format("simulation ended with {} of {} operations complete",
+                                       driver_->completed_operations(),
+                                       driver_->total_operations()));
+  roll_up();
+  write_outputs();
+}
+
+void Simulation::begin_program() {
+  elaborate();
+  // The program injects at its own pace, so stages are booked only when time
+  // reaches them: nothing may be booked ahead of a later injection.
+  RunContext::current().scheduler().set_lookahead(false);
+  // Ends elaboration: sockets resolve their bindings, so injection can start.
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+}
+
+void Simulation::finish_program() {
+  auto t0 = std::chrono::steady_clock::now();
+  sc_core::sc_start();
+  wall_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
+  roll_up();
+  write_outputs();
+}
+
+// Power over the run and the shelves' events, which join the ordered trace.
+void Simulation::roll_up() {
+  RunContext& context = RunContext::current();
+  power_ = roll_up_power(context, workload_.supply_events, makespan_ps());
+  for (const PowerEvent& e : power_.events) {
+    context.trace().record_instant(
+        {e.at_ps, e.shelf->index(), e.kind,
+         fmt::format("\"load_w\":{},\"capacity_w\":{},\"battery_j\":{}",
+                     Rational(e.load_uw, 1'000'000).to_decimal(6),
+                     Rational(e.capacity_uw, 1'000'000).to_decimal(6), e.battery_j.to_decimal(6))});
+  }
+}
+
+std::uint64_t Simulation::makespan_ps() const {
+  return cnuas::makespan_ps(RunContext::current());
+}
+
+static std::ofstream open_output(const std::string& path) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw InputError(fmt::format("cannot write output file '{}'", path));
+  return out;
+}
+
+void Simulation::write_outputs() const {
+  RunContext& context = RunContext::current();
+  const TraceNames names{&context.component_names(), &context.component_lanes(),
+                         &context.operations(), &context.calibration_members};
+  if (!options_.trace_path.empty() || !options_.perfetto_path.empty()) {
+    const std::vector<std::uint64_t> ordered = context.trace().ordered();
+    if (!options_.trace_path.empty()) {
+      auto out = open_output(options_.trace_path);
+      write_trace_jsonl(out, context.header, context.trace(), ordered, names);
+    }
+    if (!options_.perfetto_path.empty()) {
+      auto out = open_output(options_.perfetto_path);
+      write_trace_perfetto(out, context.header, context.trace(), ordered, names);
+    }
+  }
+  if (!options_.stats_path.empty()) {
+    auto out = open_output(options_.stats_path);
+    write_stats_json(out, context, &power_);
+  }
+}
+
+static std::string time_text(std::uint64_t ps) {
+  if (ps >= 1'000'000'000) return Rational(ps, 1'000'000'000).to_decimal(3) + " ms";
+  if (ps >= 1'000'000) return Rational(ps, 1'000'000).to_decimal(3) + " us";
+  if (ps >= 1'000) return Rational(ps, 1'000).to_decimal(3) + " ns";
+  return std::to_string(ps) + " ps";
+}
+
+std::string Simulation::summary() const {
+  const RunContext& context = RunContext::current();
+  const std::uint64_t makespan = makespan_ps();
+  std::string out = fmt::format(
+      "cnuas: platform '{}' ({} elements), workload '{}' ({} operations)\n", platform_.name,
+      platform_.elements.size(), workload_.name, context.operations().size());
+  std::uint64_t stages = 0;
+  const Element* busiest = nullptr;
+  Rational busiest_util;
+  for (const Element* e : context.elements()) {
+    stages += e->stats().stages;
+    std::uint64_t busy = 0;
+    for (std::uint32_t l = 0; l < e->lanes().size(); ++l) busy += e->lanes().busy_ps(l);
+    if (makespan == 0) continue;
+    Rational util = Rational(busy) / Rational(makespan * e->lanes().size());
+    if (busiest == nullptr || busiest_util < util) {
+      busiest = e;
+      busiest_util = util;
+    }
+  }
+  const std::string evidence =
+      calibration_summary_.empty() ? "analytic" : "analytic + calibrated components";
+  out += fmt::format("  simulated time: {} [{}]  ({} stages booked, {:.3f} s host time)\n",
+                     time_text(makespan), evidence, stages, wall_seconds_);
+  for (const auto& c : calibration_summary_) out += fmt::format("  calibrated: {}\n", c);
+  if (busiest)
+    out += fmt::format(
+        "  busiest element: {} at {}% of its lanes' time [{}]\n", busiest->name(),
+        (busiest_util * Rational(100)).to_decimal(1),
+        busiest->calibration() ? "calibrated for " + busiest->calibration()->target : "analytic");
+  auto wrote = [&](const std::string& what, const std::string& path) {
+    if (!path.empty()) out += fmt::format("  {:<9} {}\n", what, path);
+  };
+  wrote("trace:", options_.trace_path);
+  wrote("perfetto:", options_.perfetto_path);
+  wrote("vcd:", options_.vcd_path);
+  wrote("stats:", options_.stats_path);
+  return out;
+}
+
+}  // namespace cnuas

@@ -1,0 +1,82 @@
+// One run: load the platform and workload, elaborate, simulate, write outputs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/kernel/driver.h"
+#include "core/kernel/element.h"
+#include "core/inputs/platform.h"
+#include "core/kernel/platform_module.h"
+#include "core/outputs/power.h"
+#include "core/kernel/program_driver.h"
+#include "core/inputs/topology.h"
+#include "core/inputs/workload.h"
+
+namespace cnuas {
+
+struct RunOptions {
+  std::string platform_file;  // empty: the embedded default platform
+  std::string workload_file;  // empty: the platform's own workload
+  std::vector<std::string> sets;
+  std::vector<std::string> plugins;
+  std::string trace_path, perfetto_path, vcd_path, stats_path;
+  bool lookahead = true;  // off: wake SystemC at every ready time (same results, slower)
+  std::vector<std::string> calibrations;  // validated calibration files to apply
+  // A program (the CUDA runtime) issues the operations as it runs: no workload
+  // is read and a ProgramDriver replaces the workload driver.
+  bool program_driven = false;
+};
+
+class Simulation {
+ public:
+  // Loads and checks everything; throws InputError for bad input.
+  explicit Simulation(const RunOptions& options);
+  ~Simulation();
+  // Elaborates and runs to completion; writes the requested outputs.
+  void run();
+
+  // Program-driven runs: elaborate, then inject through program_driver() and
+  // advance with sc_start; finish() runs what is left and writes the outputs.
+  void begin_program();
+  ProgramDriver& program_driver() { return *program_driver_; }
+  const Route& route_along(const std::vector<std::string>& path);
+  Topology& topology() { return *topology_; }
+  void finish_program();
+
+  const PlatformDesc& platform() const { return platform_; }
+  const WorkloadDesc& workload() const { return workload_; }
+  PlatformModule& platform_module() { return *module_; }
+  std::uint64_t makespan_ps() const;
+  std::string summary() const;  // a short human summary of the finished run
+
+ private:
+  void elaborate();
+  void roll_up();
+  void write_outputs() const;
+
+  void build_operations(DependencyGraph& graph);
+  void apply_calibrations();
+  const Route& route_between(const std::string& from, const std::string& to,
+                             const SourceLocation& where);
+
+  RunOptions options_;
+  PlatformDesc platform_;
+  std::unique_ptr<Topology> topology_;
+  std::map<std::pair<std::string, std::string>, const Route*> routes_by_ends_;
+  WorkloadDesc workload_;
+  std::unique_ptr<PlatformModule> module_;
+  std::unique_ptr<WorkloadDriver> driver_;
+  std::unique_ptr<ProgramDriver> program_driver_;
+  double wall_seconds_ = 0;
+  PowerReport power_;
+  std::vector<std::string> calibration_summary_;
+};
+
+// The built-in default platform and workload (platforms/default.yaml).
+const char* embedded_default_platform();
+
+}  // namespace cnuas
