@@ -15,8 +15,8 @@
 #include "command_line.h"
 #include "commands.h"
 #include "core/kernel/errors.h"
-#include "run/simulation.h"
 #include "gpu/arch_config.h"
+#include "run/simulation.h"
 
 namespace po = boost::program_options;
 

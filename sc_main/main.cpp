@@ -8,8 +8,8 @@
 #include <systemc>
 
 #include "commands.h"
-#include "core/kernel/errors.h"
 #include "core/inputs/rational.h"
+#include "core/kernel/errors.h"
 
 namespace {
 

@@ -5,9 +5,9 @@
 
 #include "command_line.h"
 #include "commands.h"
-#include "run/simulation.h"
 #include "core/inputs/yaml_source.h"
 #include "gpu/arch_config.h"
+#include "run/simulation.h"
 
 namespace po = boost::program_options;
 

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "core/kernel/element.h"
 #include "core/inputs/profile.h"
+#include "core/kernel/element.h"
 
 namespace cnuas::calibration {
 

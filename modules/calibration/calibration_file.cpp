@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "core/kernel/errors.h"
 #include "core/inputs/yaml_source.h"
+#include "core/kernel/errors.h"
 
 namespace cnuas::calibration {
 namespace {

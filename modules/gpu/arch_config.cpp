@@ -7,9 +7,9 @@
 #include <map>
 #include <sstream>
 
-#include "core/kernel/errors.h"
 #include "core/inputs/units.h"
 #include "core/inputs/yaml_source.h"
+#include "core/kernel/errors.h"
 #include "gpu/builtin_arch.h"
 
 namespace cnuas::gpu {

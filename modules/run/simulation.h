@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "core/kernel/driver.h"
-#include "core/kernel/element.h"
 #include "core/inputs/platform.h"
-#include "core/kernel/platform_module.h"
-#include "core/outputs/power.h"
-#include "core/kernel/program_driver.h"
 #include "core/inputs/topology.h"
 #include "core/inputs/workload.h"
+#include "core/kernel/driver.h"
+#include "core/kernel/element.h"
+#include "core/kernel/platform_module.h"
+#include "core/kernel/program_driver.h"
+#include "core/outputs/power.h"
 
 namespace cnuas {
 

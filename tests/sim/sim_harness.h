@@ -14,8 +14,8 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <systemc>
 
-#include "core/kernel/element.h"
 #include "core/inputs/profile.h"
+#include "core/kernel/element.h"
 #include "core/kernel/run_context.h"
 
 namespace cnuas::testing_support {

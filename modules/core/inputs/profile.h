@@ -13,8 +13,8 @@
 #include <map>
 #include <string>
 
-#include "core/kernel/registry.h"
 #include "core/inputs/yaml_source.h"
+#include "core/kernel/registry.h"
 
 namespace cnuas {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/kernel/errors.h"
 #include "core/inputs/units.h"
+#include "core/kernel/errors.h"
 #include "core/kernel/work.h"
 
 namespace cnuas {

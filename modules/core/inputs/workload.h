@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "core/inputs/collectives.h"
-#include "core/kernel/operation.h"
 #include "core/inputs/platform.h"
-#include "core/outputs/power.h"
 #include "core/inputs/topology.h"
+#include "core/kernel/operation.h"
+#include "core/outputs/power.h"
 
 namespace cnuas {
 

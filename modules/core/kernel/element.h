@@ -18,9 +18,9 @@
 #include <systemc>
 #include <tlm>
 
+#include "core/inputs/schema.h"
 #include "core/kernel/lanes.h"
 #include "core/kernel/operation.h"
-#include "core/inputs/schema.h"
 
 namespace cnuas {
 

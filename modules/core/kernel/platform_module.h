@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/kernel/element.h"
 #include "core/inputs/platform.h"
+#include "core/kernel/element.h"
 
 namespace cnuas {
 

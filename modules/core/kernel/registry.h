@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/kernel/errors.h"
 #include "core/inputs/schema.h"
+#include "core/kernel/errors.h"
 
 namespace cnuas {
 

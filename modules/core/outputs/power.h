@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "core/kernel/errors.h"
 #include "core/inputs/rational.h"
+#include "core/kernel/errors.h"
 
 namespace cnuas {
 

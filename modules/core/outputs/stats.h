@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/kernel/element.h"
-#include "core/outputs/power.h"
 #include "core/kernel/run_context.h"
+#include "core/outputs/power.h"
 
 namespace cnuas {
 
