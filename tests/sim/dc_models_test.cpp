@@ -1,7 +1,7 @@
 // Data-center element models, each against a hand computation in picoseconds.
 #include "basic/fixed_delay.h"
 #include "dc/bmc.h"
-#include "dc/gpu.h"
+#include "gpu/gpu_element.h"
 #include "dc/host_cpu.h"
 #include "dc/link.h"
 #include "dc/mgmt_bus.h"

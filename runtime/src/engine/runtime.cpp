@@ -78,6 +78,11 @@ Runtime& Runtime::get() {
   return *runtime;
 }
 
+// Every setting of a run comes from the environment (cnuas exec turns its
+// options into these variables): read here, once. A GPU option is an override
+// of the field of that name on every element that declares it, applied after
+// the platform's own values and the --set overrides (docs/user-guide.md,
+// "Where a value comes from").
 Runtime::Runtime() {
   SessionOptions options;
   options.platform_file = env("CNUAS_PLATFORM");
@@ -85,10 +90,9 @@ Runtime::Runtime() {
   options.stats_path = env("CNUAS_STATS");
   options.perfetto_path = env("CNUAS_PERFETTO");
   options.sets = split(env("CNUAS_SET"), ';');
-  options.gpu_mode = env("CNUAS_GPU_MODE");
-  options.gpu_kernel_modes = env("CNUAS_GPU_KERNEL_MODES");
-  options.gpu_architecture = env("CNUAS_GPU_ARCH");
-  options.gpu_sample_cycles = env("CNUAS_GPU_SAMPLE");
+  for (const gpu::DeviceOption& o : gpu::kDeviceOptions)
+    if (!env(o.variable).empty())
+      options.field_overrides.push_back({o.field, env(o.variable), o.variable});
   gpu_stats_path_ = env("CNUAS_GPU_STATS");
   gpu_report_dir_ = env("CNUAS_GPU_REPORT");
   log_level_ = env("CNUAS_LOG");
@@ -98,10 +102,10 @@ Runtime::Runtime() {
   session_ = std::make_unique<PlatformSession>(options);
   timeline_ = std::make_unique<Timeline>(*session_);
   timeline_->on_sync([this] { flush_printf(); });
-  executor_ = std::make_unique<ptx::Executor>(memory_, printf_);
   for (std::size_t i = 0; i < session_->devices().size(); ++i) {
     DeviceState d;
     d.desc = session_->devices()[i];
+    d.desc.device->attach(memory_, printf_);
     d.legacy = std::make_unique<Stream>();
     d.legacy->device = static_cast<int>(i);
     d.legacy->legacy = true;
@@ -137,7 +141,8 @@ void Runtime::finish() {
 void Runtime::keep_performance_run(const DeviceDesc& device, gpu::KernelRun run) {
   if (gpu_stats_path_.empty() && gpu_report_dir_.empty()) return;
   if (performance_runs_.size() >= kKeptSeries) run.windows.clear();
-  performance_runs_.push_back({device.element, &device.performance->arch(), std::move(run)});
+  performance_runs_.push_back(
+      {device.element, device.device->performance_architecture(), std::move(run)});
 }
 
 // The performance model's statistics (JSON) and report (HTML + SVG), when asked for.
@@ -158,7 +163,8 @@ void Runtime::write_gpu_outputs() {
     // time between kernels is not in them).
     j["devices"] = nlohmann::json::array();
     for (const DeviceState& d : devices_) {
-      if (!d.desc.performance) continue;
+      const gpu::ArchConfig* arch = d.desc.device->performance_architecture();
+      if (!arch) continue;
       gpu::Counters sum;
       std::uint64_t cycles = 0, kernels = 0;
       for (const PerformanceKernel& k : performance_runs_)
@@ -168,9 +174,9 @@ void Runtime::write_gpu_outputs() {
           ++kernels;
         }
       if (kernels == 0) continue;
-      nlohmann::json dj = gpu::summary_json(sum, d.desc.performance->arch(), cycles);
+      nlohmann::json dj = gpu::summary_json(sum, *arch, cycles);
       dj["device"] = d.desc.element;
-      dj["architecture"] = d.desc.performance->arch().name;
+      dj["architecture"] = arch->name;
       dj["kernels"] = kernels;
       j["devices"].push_back(std::move(dj));
     }
