@@ -394,9 +394,9 @@ void apply_field_override(PlatformDesc& platform, const std::string& field,
 
 void resolve_platform(PlatformDesc& platform) {
   for (ElementInstance& inst : platform.elements)
-    inst.params = resolve_params(*Registry::instance().find(inst.type)->schema, inst.values,
-                                 fmt::format("element '{}' ({})", inst.name, inst.type),
-                                 inst.where);
+    inst.params =
+        resolve_params(*Registry::instance().find(inst.type)->schema, inst.values,
+                       fmt::format("element '{}' ({})", inst.name, inst.type), inst.where);
 }
 
 }  // namespace cnuas

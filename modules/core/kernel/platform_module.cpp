@@ -74,8 +74,8 @@ void PlatformModule::create(const Node& node) {
     const ElementInstance& inst = *child->element;
     const ModelInfo& model = Registry::instance().require(inst.type, inst.where);
     if (inst.params.schema() != model.schema)
-      throw std::logic_error(fmt::format("element '{}' was not resolved before elaboration",
-                                         inst.name));
+      throw std::logic_error(
+          fmt::format("element '{}' was not resolved before elaboration", inst.name));
     Element* e = model.create(child->name, inst.params);
     owned_.emplace_back(e);
     by_name_.emplace(inst.name, elements_.size());
