@@ -79,7 +79,7 @@ inline constexpr DeviceOption kDeviceOptions[] = {
 
 class Device {
  public:
-  virtual ~Device() = default;
+  virtual ~Device();
 
   virtual const DeviceDescription& description() const = 0;
   // Binds the functional engine to the process's unified device memory and the

@@ -4,6 +4,10 @@
 
 namespace cnuas::gpu {
 
+// Out of line, so that the interface's type information lives in this library
+// and a plugin's device is recognized by the runtime's dynamic_cast.
+Device::~Device() = default;
+
 KernelTiming parse_timing(const std::string& text, const SourceLocation& where,
                           const std::string& what) {
   if (text == "analytic") return KernelTiming::Analytic;
