@@ -43,6 +43,9 @@ struct DeviceDescription {
   std::uint64_t memory_bytes = 0;
   std::uint64_t l2_bytes = 0;
   std::uint32_t bus_width = 0;  // bits
+  // Memory clock as CUDA reports it: data moves on both edges, so
+  // bandwidth = 2 x clock x bus width.
+  std::uint64_t memory_clock_khz = 0;
 };
 
 // One kernel as the runtime hands it over, once its stream says it may run.

@@ -83,6 +83,9 @@ Gpu::Gpu(sc_core::sc_module_name name, const ParamSet& params)
   description_.memory_bytes = params.whole_bytes("memory_size", owner);
   description_.l2_bytes = params.whole_bytes("l2_size", owner);
   description_.bus_width = static_cast<std::uint32_t>(params.integer("memory_bus_width"));
+  description_.memory_clock_khz = (params.quantity("memory_bandwidth") /
+                                   Rational(2 * 1000 * params.integer("memory_bus_width")))
+                                      .ceil_u64();
   timing_ = gpu::parse_timing(params.text("mode"), params.get("mode").where, owner + " mode");
   kernel_timing_ = gpu::parse_kernel_modes(
       params.text("kernel_modes"), params.get("kernel_modes").where, owner + " kernel_modes");

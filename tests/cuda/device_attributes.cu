@@ -157,6 +157,9 @@ int main() {
   // 228 KiB (233 472 bytes) of shared memory, 227 KiB (232 448) per block opted in.
   CHECK(attribute(cudaDevAttrMultiProcessorCount) == 132);
   CHECK(attribute(cudaDevAttrClockRate) == 1980000);
+  // 3.35 TB/s over a 5120-bit bus moving data on both clock edges:
+  // 3.35e12 x 8 / (2 x 5120) = 2 617 187 500 Hz, in kHz rounded up.
+  CHECK(attribute(cudaDevAttrMemoryClockRate) == 2617188);
   CHECK(attribute(cudaDevAttrComputeCapabilityMajor) == 9);
   CHECK(attribute(cudaDevAttrComputeCapabilityMinor) == 0);
   CHECK(attribute(cudaDevAttrL2CacheSize) == 52428800);

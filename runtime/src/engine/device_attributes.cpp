@@ -103,9 +103,9 @@ constexpr Row kRows[] = {
     {33, [](const Facts& f) { return f.p.pciBusID; }},                // PciBusId
     {34, [](const Facts& f) { return f.p.pciDeviceID; }},             // PciDeviceId
     {35, [](const Facts& f) { return f.p.tccDriver; }},               // TccDriver
-    {36, zero},  // MemoryClockRate: the device description has bandwidth, no memory clock
-    {37, [](const Facts& f) { return f.p.memoryBusWidth; }},               // GlobalMemoryBusWidth
-    {38, [](const Facts& f) { return f.p.l2CacheSize; }},                  // L2CacheSize
+    {36, [](const Facts& f) { return int(f.d.memory_clock_khz); }},   // MemoryClockRate (kHz)
+    {37, [](const Facts& f) { return f.p.memoryBusWidth; }},          // GlobalMemoryBusWidth
+    {38, [](const Facts& f) { return f.p.l2CacheSize; }},             // L2CacheSize
     {39, [](const Facts& f) { return f.p.maxThreadsPerMultiProcessor; }},  // MaxThreadsPerSM
     {40, [](const Facts& f) { return f.p.asyncEngineCount; }},             // AsyncEngineCount
     {41, [](const Facts& f) { return f.p.unifiedAddressing; }},            // UnifiedAddressing
