@@ -42,6 +42,10 @@ std::recursive_mutex& Runtime::lock() {
   return m;
 }
 
+// The runtime, and with it the platform, lives until the process ends, on
+// purpose: programs make CUDA calls from static destructors, which run after
+// exit handlers, so it is never destroyed. An exit handler writes the outputs
+// (finish); the operating system takes the memory back.
 Runtime& Runtime::get() {
   static Runtime* runtime = nullptr;
   if (!runtime) {
@@ -257,11 +261,12 @@ Stream* Runtime::stream(cudaStream_t s) {
 }
 
 Stream* Runtime::create_stream(unsigned flags, int priority) {
-  auto* s = new Stream();
+  auto owned = std::make_unique<Stream>();
+  Stream* s = owned.get();
   s->device = current_device();
   s->flags = flags;
   s->priority = priority;
-  streams_.insert(s);
+  streams_.emplace(s, std::move(owned));
   timeline_->add_stream(s);
   return s;
 }
@@ -272,7 +277,6 @@ cudaError_t Runtime::destroy_stream(cudaStream_t handle) {
   // Work already issued still completes (CUDA semantics); it keeps the commands alive.
   timeline_->remove_stream(s);
   streams_.erase(s);
-  delete s;
   return cudaSuccess;
 }
 
@@ -282,10 +286,11 @@ Event* Runtime::event(cudaEvent_t e) {
 }
 
 Event* Runtime::create_event(unsigned flags) {
-  auto* e = new Event();
+  auto owned = std::make_unique<Event>();
+  Event* e = owned.get();
   e->flags = flags;
   e->device = current_device();
-  events_.insert(e);
+  events_.emplace(e, std::move(owned));
   return e;
 }
 
@@ -293,7 +298,6 @@ cudaError_t Runtime::destroy_event(cudaEvent_t handle) {
   Event* e = event(handle);
   if (!e) return record(cudaErrorInvalidResourceHandle);
   events_.erase(e);
-  delete e;
   return cudaSuccess;
 }
 

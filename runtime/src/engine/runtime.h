@@ -210,8 +210,9 @@ class Runtime {
   std::map<std::uint64_t, Allocation> allocations_;
   std::map<const void*, std::unique_ptr<Array>> arrays_;
   std::map<std::pair<Module*, std::string>, std::unique_ptr<Kernel>> named_kernels_;
-  std::set<Stream*> streams_;
-  std::set<Event*> events_;
+  // Streams and events the program created, by the handle it holds.
+  std::map<Stream*, std::unique_ptr<Stream>> streams_;
+  std::map<Event*, std::unique_ptr<Event>> events_;
   std::set<std::string> unsupported_named_;
   cudaError_t fault_ = cudaSuccess;  // the first kernel fault; later kernels do not run
   CommandPtr fault_command_;
