@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cuda_abi.h"
+#include "engine/host_mappings.h"
 #include "engine/timeline.h"
 #include "fatbin.h"
 #include "gpu/device.h"
@@ -205,6 +206,7 @@ class Runtime {
   std::unique_ptr<Timeline> timeline_;
   std::vector<DeviceState> devices_;
   ptx::DeviceMemory memory_;
+  HostMappings host_mappings_;  // managed and pinned host memory
   ptx::TextureTable textures_;
   std::ostringstream printf_;
   std::map<std::uint64_t, Allocation> allocations_;
