@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "core/inputs/profile.h"
 #include "core/inputs/yaml_source.h"
 #include "core/kernel/errors.h"
 #include "gpu/arch_schema.h"
@@ -175,12 +174,7 @@ void check_consistency(const ArchConfig& a, const Fields& f) {
 }
 
 ArchConfig parse(const YamlSource& src) {
-  const Schema& schema = arch_schema();
-  require_map(src.root, src.file, "a GPU architecture profile");
-  RawValues raw;
-  read_field_values(src.root, src.file, schema, {}, "GPU architecture profile", raw);
-  const ParamSet params =
-      resolve_params(schema, raw, "GPU architecture profile", location_of(src.root, src.file));
+  const ParamSet params = read_arch_params(src);
   const Fields f(params, "GPU architecture profile");
   ArchConfig a;
   a.file = src.file;

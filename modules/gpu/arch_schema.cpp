@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/inputs/profile.h"
 #include "gpu/arch_config.h"
 
 namespace cnuas::gpu {
@@ -131,10 +132,10 @@ void declare_energy(Schema& s) {
 
 Schema declare() {
   Schema s("cnuas.gpu_arch",
-           "GPU architecture profile (profiles/gpu-arch/*.yaml) for the detailed performance "
-           "model, named by a cnuas.gpu element's `architecture` or `cnuas exec --gpu-arch`; a "
-           "profile kind, not an element. Sections are nested maps: `sm.pipes.int.latency` is "
-           "written `sm: {pipes: {int: {latency: 4}}}`",
+           "GPU architecture for the detailed performance model (profiles/gpu-arch/*.yaml, named "
+           "by a cnuas.gpu element's `architecture` or `cnuas exec --gpu-arch`); a profile, not "
+           "an element. Sections are nested maps: `sm.pipes.int.latency` is written "
+           "`sm: {pipes: {int: {latency: 4}}}`",
            ProfileKind{});
   s.text("architecture", std::nullopt, "the part's name")
       .text("description", "", "free text about the part and its sources");
@@ -152,6 +153,14 @@ Schema declare() {
 const Schema& arch_schema() {
   static const Schema s = declare();
   return s;
+}
+
+ParamSet read_arch_params(const YamlSource& src) {
+  require_map(src.root, src.file, "a GPU architecture profile");
+  RawValues raw;
+  read_field_values(src.root, src.file, arch_schema(), {}, "GPU architecture profile", raw);
+  return resolve_params(arch_schema(), raw, "GPU architecture profile",
+                        location_of(src.root, src.file));
 }
 
 }  // namespace cnuas::gpu

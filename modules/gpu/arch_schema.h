@@ -5,9 +5,14 @@
 #pragma once
 
 #include "core/inputs/schema.h"
+#include "core/inputs/yaml_source.h"
 
 namespace cnuas::gpu {
 
 const Schema& arch_schema();
+
+// Reads and checks one profile's fields against arch_schema(), defaults filled;
+// the relations between fields are checked when ArchConfig is built.
+ParamSet read_arch_params(const YamlSource& src);
 
 }  // namespace cnuas::gpu
