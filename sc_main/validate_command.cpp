@@ -22,7 +22,7 @@ void dump_platform(const Simulation& sim) {
                            p.name);
   for (const ElementInstance& e : p.elements) {
     const Schema& schema = *Registry::instance().find(e.type)->schema;
-    ParamSet params = resolve_params(schema, e.values, e.name, e.where);
+    const ParamSet& params = e.params;
     std::cout << fmt::format("  - name: {}   # {}\n    type: {}   # {}\n    set:\n", e.name,
                              e.where.str(), e.type, schema.summary());
     for (const FieldSpec& f : schema.fields()) {

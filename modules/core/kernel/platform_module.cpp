@@ -73,9 +73,10 @@ void PlatformModule::create(const Node& node) {
     }
     const ElementInstance& inst = *child->element;
     const ModelInfo& model = Registry::instance().require(inst.type, inst.where);
-    const std::string owner = fmt::format("element '{}' ({})", inst.name, inst.type);
-    ParamSet params = resolve_params(*model.schema, inst.values, owner, inst.where);
-    Element* e = model.create(child->name, params);
+    if (inst.params.schema() != model.schema)
+      throw std::logic_error(
+          fmt::format("element '{}' was not resolved before elaboration", inst.name));
+    Element* e = model.create(child->name, inst.params);
     owned_.emplace_back(e);
     by_name_.emplace(inst.name, elements_.size());
     position_of_.emplace(e, elements_.size());

@@ -15,7 +15,7 @@
 #include "cuda_abi.h"
 #include "engine/timeline.h"
 #include "fatbin.h"
-#include "gpu/gpu_model.h"
+#include "gpu/device.h"
 #include "ptx/executor.h"
 #include "ptx/memory.h"
 
@@ -207,7 +207,6 @@ class Runtime {
   ptx::DeviceMemory memory_;
   ptx::TextureTable textures_;
   std::ostringstream printf_;
-  std::unique_ptr<ptx::Executor> executor_;
   std::map<std::uint64_t, Allocation> allocations_;
   std::map<const void*, std::unique_ptr<Array>> arrays_;
   std::map<std::pair<Module*, std::string>, std::unique_ptr<Kernel>> named_kernels_;
@@ -230,7 +229,7 @@ class Runtime {
   // the first kKeptSeries kernels only (a training loop launches millions).
   static constexpr std::size_t kKeptSeries = 256;
   void keep_performance_run(const DeviceDesc& device, gpu::KernelRun run);
-  bool warned_clusters_ = false;
+  std::set<std::string> notes_given_;  // what a device said of a launch, once each
   void write_gpu_outputs();
 };
 
