@@ -154,6 +154,21 @@ bool exec_mma(Ctx& c, const Instruction& i);
 bool exec_mbarrier(Ctx& c, const Instruction& i);
 bool exec_texture(Ctx& c, const Instruction& i);
 
+// Address arithmetic happens in the address's width (the PTX ISA's addresses are
+// 32 or 64 bits): shared and local addresses are 32 bits wide, and so is an
+// address held in a 32-bit register or in a module with .address_size 32. So
+// [%r+8] with %r = 0xfffffff8 names address 0, as on the hardware, instead of
+// 2^32. The mask to apply to a [reg+imm] / [var+imm] sum.
+inline bool is_32bit_space(Space space) {
+  return space == Space::Shared || space == Space::SharedCta || space == Space::SharedCluster ||
+         space == Space::Local;
+}
+inline std::uint64_t address_mask(const Ctx& c, const Operand& addr, Space space) {
+  const bool narrow = is_32bit_space(space) || c.s.module->module().address_size == 32 ||
+                      (addr.reg >= 0 && c.reg_width(addr.reg) == 32);
+  return narrow ? 0xffffffffull : ~0ull;
+}
+
 // Writes v (truncated to the type) to lane l of register operand o; ignores sinks.
 inline void put(Ctx& c, const Operand& o, unsigned lane, std::uint64_t v) {
   if (o.kind == Operand::Kind::Reg) c.reg(o.reg)[lane] = v;

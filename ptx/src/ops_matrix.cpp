@@ -161,9 +161,9 @@ bool exec_matrix(Ctx& c, const Instruction& i) {
     const u64* stride = i.nops > 2 ? c.src(i.ops[2], scratch) : nullptr;
     // Every lane passes the same base and stride (the ISA requires it); lane 0's are used.
     u64 base = addr.reg >= 0 ? c.reg(addr.reg)[0] : (addr.has_symbol ? c.symbol_value(addr, 0) : 0);
-    base += static_cast<u64>(addr.imm);
-    const u64 ld = stride ? stride[0] : default_stride;
     const Space space = i.space == Space::None ? Space::Generic : i.space;
+    base = (base + static_cast<u64>(addr.imm)) & address_mask(c, addr, space);
+    const u64 ld = stride ? stride[0] : default_stride;
     if (load) {
       std::vector<u64> elements(std::size_t{d.rows} * d.cols);
       for (std::size_t e = 0; e < elements.size(); ++e) {
@@ -336,7 +336,7 @@ bool exec_mma(Ctx& c, const Instruction& i) {
       for (unsigned h = 0; h < 2; ++h) {
         const unsigned provider = 8 * k + at[h].row;
         u64 row = addr.reg >= 0 ? c.reg(addr.reg)[provider] : 0;
-        row += static_cast<u64>(addr.imm);
+        row = (row + static_cast<u64>(addr.imm)) & address_mask(c, addr, space);
         std::uint8_t* p = space_bytes(c, i, space, row + 2 * at[h].col, 2, provider);
         if (load) {
           std::uint16_t v;

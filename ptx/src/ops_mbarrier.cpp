@@ -62,7 +62,7 @@ bool exec_mbarrier(Ctx& c, const Instruction& i) {
       return;
     }
     u64 a = addr.reg >= 0 ? c.reg(addr.reg)[l] : (addr.has_symbol ? c.symbol_value(addr, l) : 0);
-    a += static_cast<u64>(addr.imm);
+    a = (a + static_cast<u64>(addr.imm)) & address_mask(c, addr, space);
     std::uint8_t* p = space_bytes(c, i, space, a, 8, l);
     if (a % 8) c.fault(l, i, "mbarrier object address is not 8-byte aligned");
     Mbarrier m = Mbarrier::read(p);

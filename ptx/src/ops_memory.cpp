@@ -42,6 +42,10 @@ struct Access {
   const Operand& addr;
   Space space;
   bool write;
+  u64 mask;  // address_mask: the sum wraps at 2^32 for 32-bit addresses
+
+  Access(Ctx& ctx, const Instruction& inst, const Operand& a, Space sp, bool w)
+      : c(ctx), i(inst), addr(a), space(sp), write(w), mask(address_mask(ctx, a, sp)) {}
 
   u64 address(unsigned lane) const {
     u64 base = 0;
@@ -49,11 +53,12 @@ struct Access {
       base = c.reg(addr.reg)[lane];
     else if (addr.has_symbol)
       base = c.symbol_value(addr, lane);
-    return base + static_cast<u64>(addr.imm);
+    return (base + static_cast<u64>(addr.imm)) & mask;
   }
 
   // The bytes at the lane's address, or a fault naming the space and address.
   std::uint8_t* resolve(unsigned lane, u64 a, unsigned bytes) const {
+    if (is_32bit_space(space)) a &= 0xffffffffull;  // offsets added after the operand wrap too
     Space sp = space;
     u64 off = a;
     if (sp == Space::None || sp == Space::Generic) {
