@@ -269,11 +269,14 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
     k->thread_instructions += lanes;
   }
   not_before_[slot] = 0;
-  if (d.unit == Unit::Sync) {
-    // A barrier instruction may have stopped this warp or released its CTA's waiters.
+  // A barrier instruction may have stopped this warp or released its CTA's
+  // waiters; so may threads that exit (they no longer hold a barrier back).
+  const bool exits = rec.inst && (rec.inst->op == ptx::Opcode::exit ||
+                                  (rec.inst->op == ptx::Opcode::ret && rec.active));
+  if (d.unit == Unit::Sync || exits) {
     for (std::size_t k = 0; k < warps_.size(); ++k) {
       WarpSlot& other = warps_[k];
-      if (!other.live || other.cta != w.cta) continue;
+      if (!other.live || other.cta != w.cta || k == slot) continue;
       other.waiting = other.cta->warp_waiting(other.warp);
       if (!other.waiting && blocked_[k] == Stall::Barrier) not_before_[k] = 0;
     }
@@ -297,6 +300,8 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
   }
   w.deps = next ? &deps_.of(*next) : &implicit_return();
   w.base = w.cta->register_base(w.warp);
+  // Lanes split off at a barrier wait once the warp's other lanes finish.
+  w.waiting = w.cta->warp_waiting(w.warp);
 }
 
 void Sm::set_ready(WarpSlot& w, const WarpDeps& d, std::uint32_t base, std::uint64_t cycle,

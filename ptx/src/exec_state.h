@@ -14,6 +14,7 @@ struct SimtEntry {
   std::uint32_t pc;
   std::uint32_t rpc;  // reconvergence pc; ~0u for the bottom entry of a frame
   std::uint32_t mask;
+  bool held = false;  // these lanes wait at the warp's CTA barrier (Warp::barrier_id)
 };
 
 struct Frame {
@@ -48,9 +49,13 @@ struct Warp {
   std::vector<std::uint64_t> regs;  // (reg_base + r) * 32 + lane
   std::vector<std::uint8_t> stack;  // lane * stack_bytes + offset
   std::uint8_t carry[32] = {};
-  bool waiting = false;  // at a barrier
+  bool waiting = false;  // at a barrier: the top SIMT entry is held, or at the cluster barrier
   bool yield = false;    // let other warps run (a failed mbarrier wait)
   std::uint32_t barrier_id = 0;
+  std::uint32_t held = 0;  // lanes in held SIMT entries, waiting at CTA barrier barrier_id
+  // Per barrier id, the lanes counted at a barrier with a thread count in this
+  // phase (arrived or exited); nonzero once the warp arrived there.
+  std::uint32_t counted[16] = {};
   const Instruction* bar_inst = nullptr;  // a pending bar.red
   std::uint32_t bar_mask = 0;
   std::uint64_t cluster_target = 0;  // the cluster barrier phase this warp arrived for

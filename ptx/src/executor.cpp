@@ -237,7 +237,10 @@ void check_barrier(Executor::Cta::State& s, std::uint32_t id) {
   const std::uint32_t expected = s.bar_expected[id] ? s.bar_expected[id] : live_threads(s);
   if (s.arrived[id] < expected || s.arrived[id] == 0) return;
   for (Warp& w : s.warps) {
-    if (!w.waiting || w.barrier_id != id) continue;
+    w.counted[id] = 0;
+    if (!w.held || w.barrier_id != id) continue;
+    for (SimtEntry& e : w.simt) e.held = false;
+    w.held = 0;
     w.waiting = false;
     if (w.bar_inst) {  // bar.red: every waiting thread gets the CTA-wide result
       const Instruction& i = *w.bar_inst;
@@ -249,6 +252,7 @@ void check_barrier(Executor::Cta::State& s, std::uint32_t id) {
           w.regs[(w.frames.back().reg_base + static_cast<std::uint32_t>(d.reg)) * 32u + l] = v;
         });
       w.bar_inst = nullptr;
+      w.bar_mask = 0;
     }
   }
   s.arrived[id] = 0;
@@ -272,6 +276,15 @@ void check_cluster_barrier(ClusterState& cl) {
 }
 
 void exit_lanes(Executor::Cta::State& s, Warp& w, std::uint32_t lanes) {
+  lanes &= ~w.exited;
+  // A warp arrives at a barrier with a thread count for all its threads (see
+  // the bar case of step_state): lanes that leave after it arrived count too.
+  for (std::uint32_t id = 0; id < 16; ++id)
+    if (w.counted[id] && s.bar_expected[id]) {
+      const std::uint32_t more = lanes & w.valid & ~w.counted[id];
+      s.arrived[id] += popcount(more);
+      w.counted[id] |= more;
+    }
   w.exited |= lanes;
   for (SimtEntry& e : w.simt) e.mask &= ~lanes;
   // Threads that leave may be the ones a barrier was waiting for.
@@ -350,14 +363,41 @@ bool settle(State& s, Warp& w) {
       w.simt.pop_back();
       continue;
     }
+    if (top.held) w.waiting = true;  // the lanes that ran on have finished or wait too
     return true;
   }
+}
+
+// Lanes `arriving` of warp w wait at CTA barrier `id` (bar.sync, barrier.sync,
+// bar.red). Threads are independent (as from Volta on): when other live lanes
+// of the warp are not at the barrier, say parked at a reconvergence point on
+// their way to exit, the waiting lanes are split off the SIMT stack, held, and
+// the others run on until they finish or wait themselves. Within a device
+// function the whole warp waits, as before.
+void hold_at_barrier(Warp& w, std::uint32_t id, std::uint32_t arriving) {
+  w.barrier_id = id;
+  w.held |= arriving;
+  const std::uint32_t others = w.valid & ~w.exited & ~w.held;
+  if (others == 0 || w.frames.size() > 1) {
+    w.simt.back().held = true;
+    w.waiting = true;
+    return;
+  }
+  std::vector<SimtEntry> split;
+  split.reserve(w.simt.size() * 2);
+  for (const SimtEntry& e : w.simt)
+    if (e.mask & arriving) split.push_back({e.pc, e.rpc, e.mask & arriving, false});
+  split.back().held = true;  // the arriving lanes' own entry, resuming after the barrier
+  for (const SimtEntry& e : w.simt)
+    if (e.mask & ~arriving) split.push_back({e.pc, e.rpc, e.mask & ~arriving, e.held});
+  w.simt.swap(split);
+  w.waiting = w.simt.back().held;
 }
 
 bool step_state(State& s, std::size_t wi, StepRecord* record) {
   Warp& w = s.warps[wi];
   if (w.waiting) return false;
-  if (!settle(s, w)) return false;
+  if (!settle(s, w) || w.waiting) return false;
   SimtEntry& top = w.simt.back();
   const Frame& frame = w.frames.back();
   const Function& fn = *frame.fn;
@@ -494,6 +534,10 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
           cl.arrived += popcount(active);
           check_cluster_barrier(cl);
         } else if (cl.phase < w.cluster_target) {
+          if (w.held)
+            s.fault(w, static_cast<unsigned>(__builtin_ctz(mask)), i,
+                    "not supported: lanes of one warp waiting at a CTA barrier and the cluster "
+                    "barrier");
           w.waiting = true;
           w.barrier_id = State::kClusterBarrier;
         }
@@ -511,6 +555,14 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
       if (has_count) {
         s.bar_expected[id] =
             static_cast<std::uint32_t>(c.src(i.ops[count_index], sb)[__builtin_ctz(mask)]);
+        // With a thread count a warp arrives for all its threads, as barriers
+        // count warps on the hardware: its exited lanes count as arrived, once a phase.
+        if (!w.counted[id]) {
+          const std::uint32_t gone = w.exited & w.valid;
+          s.arrived[id] += popcount(gone);
+          w.counted[id] = gone;
+        }
+        w.counted[id] |= active;
       }
       if (red) {
         const std::uint64_t* p = c.src(i.ops[i.nops - 1], sb);
@@ -523,13 +575,19 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
           else
             s.bar_red[id] += v;
         });
+        if (w.bar_inst && w.bar_inst != &i)
+          s.fault(w, static_cast<unsigned>(__builtin_ctz(active)), i,
+                  "not supported: divergent lanes of one warp waiting at two different bar.red");
         w.bar_inst = &i;
-        w.bar_mask = active;
+        w.bar_mask |= active;
       }
       s.arrived[id] += popcount(active);
       if (!i.has(kArrive)) {
-        w.waiting = true;
-        w.barrier_id = id;
+        if (w.held && w.barrier_id != id)
+          s.fault(w, static_cast<unsigned>(__builtin_ctz(active)), i,
+                  "not supported: divergent lanes of one warp waiting at barriers " +
+                      std::to_string(w.barrier_id) + " and " + std::to_string(id));
+        hold_at_barrier(w, id, active);
       }
       check_barrier(s, id);
       return true;
@@ -717,6 +775,8 @@ void reset_cta(Executor::Cta::State& s, const Function& f, Dim3 cta_id) {
     w.waiting = false;
     w.yield = false;
     w.barrier_id = 0;
+    w.held = 0;
+    std::fill(std::begin(w.counted), std::end(w.counted), 0u);
     w.bar_inst = nullptr;
     w.bar_mask = 0;
     w.cluster_target = 0;
