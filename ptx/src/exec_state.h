@@ -91,7 +91,8 @@ struct Executor::Cta::State {
   ClusterState* cluster = nullptr;
   std::uint32_t rank = 0;                     // in the cluster
   std::unique_ptr<ClusterState> own_cluster;  // when this CTA is a cluster by itself
-  std::uint64_t mbarrier_events = 0;          // state changes of any mbarrier, for stall detection
+  std::uint64_t mbarrier_events = 0;          // state changes of any mbarrier
+  std::uint64_t global_writes = 0;            // global stores and atomics, for stall detection
   LaunchStats stats;
   std::uint64_t limit = 0;
   std::uint64_t clock = 0;  // %clock: issued instructions, or the SM cycle a timing model sets
@@ -147,6 +148,11 @@ struct SharedTarget {
   std::uint64_t offset;
 };
 SharedTarget shared_target(Executor::Cta::State& s, Space space, std::uint64_t a);
+
+// The whole state of a group of CTAs (shared memory, barriers, every warp's
+// SIMT stack, frames, registers and stack) as bytes, in `out` (fixed_point.cpp).
+void group_state_bytes(const std::vector<Executor::Cta::State*>& ctas,
+                       std::vector<std::uint8_t>& out);
 
 // Instruction groups; each returns false when it does not handle the opcode.
 bool exec_integer(Ctx& c, const Instruction& i);

@@ -650,18 +650,26 @@ void Executor::Cta::set_sm(std::uint32_t sm) {
 
 // Warp instructions a warp issues before the next warp gets a turn.
 constexpr unsigned kQuantum = 1u << 14;
-// Rounds of nothing but failed mbarrier waits before the CTA is declared stuck.
-constexpr unsigned kStalledRounds = 1000;
 
 namespace {
 
 // Runs a cluster's CTAs (often just one) to completion, their warps in turn.
+//
+// A group is stuck only when provably nothing can change any more. Rounds in
+// which no warp issued anything (all wait at barriers) are stuck at once. For
+// rounds in which every live warp failed an mbarrier wait (or waits at a
+// barrier) the group's whole state is compared with the one the previous such
+// round ended in: the engine is deterministic and has no operation in flight
+// (copies complete at issue), so if nothing differs and no global memory was
+// written, every later round repeats this one. Spin loops whose state changes
+// (counters, %clock) keep running, up to the instruction limit.
 void run_group(const std::vector<State*>& ctas) {
-  unsigned stalled_rounds = 0;
+  std::vector<std::uint8_t> before, after;  // the group's state after consecutive stalled rounds
+  bool have_before = false;
   for (;;) {
     bool progress = false, all_done = true, all_yielded = true;
-    std::uint64_t events = 0;
-    for (const State* s : ctas) events += s->mbarrier_events;
+    std::uint64_t writes = 0;
+    for (const State* s : ctas) writes += s->global_writes;
     for (State* sp : ctas) {
       State& s = *sp;
       for (std::size_t w = 0; w < s.warps.size(); ++w) {
@@ -680,11 +688,17 @@ void run_group(const std::vector<State*>& ctas) {
         }
       }
     }
-    std::uint64_t events_after = 0;
-    for (const State* s : ctas) events_after += s->mbarrier_events;
-    // Every live warp failed an mbarrier wait and nothing arrived meanwhile:
-    // after enough such rounds no thread is left that could arrive.
-    stalled_rounds = (all_yielded && !all_done && events == events_after) ? stalled_rounds + 1 : 0;
+    std::uint64_t writes_after = 0;
+    for (const State* s : ctas) writes_after += s->global_writes;
+    bool stuck = false;
+    if (all_yielded && !all_done && progress) {
+      group_state_bytes(ctas, after);
+      stuck = have_before && writes == writes_after && after == before;
+      before.swap(after);
+      have_before = true;
+    } else {
+      have_before = false;
+    }
     for (const State* sp : ctas) {
       const State& s = *sp;
       for (const Warp& w : s.warps) {
@@ -693,7 +707,7 @@ void run_group(const std::vector<State*>& ctas) {
         const Instruction& i = fn.code[std::min<std::size_t>(
             w.simt.back().pc ? w.simt.back().pc - 1 : 0, fn.code.size() - 1)];
         const unsigned lane = static_cast<unsigned>(__builtin_ctz(w.simt.back().mask | 1u));
-        if (stalled_rounds > kStalledRounds && !w.waiting)
+        if (stuck && !w.waiting)
           s.fault(w, lane, i, "every warp waits on an mbarrier phase that can never complete");
         if (!progress && w.barrier_id == State::kClusterBarrier)
           s.fault(w, lane, i, "the cluster barrier can never complete");

@@ -43,6 +43,20 @@ struct Mbarrier {
 
 }  // namespace
 
+// complete_tx of `bytes` on the mbarrier at `a` (for cp.async.bulk, whose
+// copies are done at issue: their transactions complete at once).
+void mbarrier_complete_tx(Ctx& c, const Instruction& i, Space space, std::uint64_t a,
+                          std::uint64_t bytes, unsigned lane) {
+  std::uint8_t* p = space_bytes(c, i, space, a, 8, lane);
+  if (a % 8) c.fault(lane, i, "mbarrier object address is not 8-byte aligned");
+  Mbarrier m = Mbarrier::read(p);
+  m.tx -= static_cast<std::int64_t>(bytes);
+  m.maybe_complete();
+  const u64 after = m.bits();
+  ++c.s.mbarrier_events;
+  std::memcpy(p, &after, 8);
+}
+
 bool exec_mbarrier(Ctx& c, const Instruction& i) {
   const bool cp_arrive = i.op == Opcode::cp && i.mode == Mode::MbArrive;
   if (i.op != Opcode::mbarrier && !cp_arrive) return false;

@@ -75,6 +75,7 @@ struct Access {
     switch (sp) {
       case Space::Global:
         c.s.stats.global_bytes += bytes;
+        c.s.global_writes += write;
         p = c.s.memory->find(off, bytes);
         break;
       case Space::Const:
@@ -213,6 +214,7 @@ inline std::uint8_t* fast_resolve(Ctx& c, const Access& acc, unsigned lane, u64 
     case Space::Global:
       p = c.s.memory->find(a, B);
       if (p) c.s.stats.global_bytes += B;
+      c.s.global_writes += acc.write;
       break;
     case Space::Const:
       p = c.s.memory->find(a, B);
@@ -281,6 +283,35 @@ void store_scalar(Ctx& c, const Instruction& i, const Access& acc, const u64* v)
       store_lanes<8>(c, acc, v);
       break;
   }
+}
+
+}  // namespace
+
+void mbarrier_complete_tx(Ctx& c, const Instruction& i, Space space, std::uint64_t a,
+                          std::uint64_t bytes, unsigned lane);  // ops_mbarrier.cpp
+
+namespace {
+
+// cp.async.bulk: each executing thread copies `size` bytes between global and
+// shared memory (or shared to another CTA's shared memory). The copy is done
+// at issue, so the transaction bytes complete on the mbarrier operand at once
+// and a bulk group has nothing left to wait for.
+void bulk_copy(Ctx& c, const Instruction& i) {
+  const bool from_shared = i.has(kBulkFromShared);
+  const Space dst_space = from_shared ? i.space : Space::SharedCluster;
+  Access dst{c, i, i.ops[0], dst_space, true};
+  Access src{c, i, i.ops[1], from_shared ? Space::Shared : Space::Global, false};
+  std::uint64_t ss[32];
+  const u64* size = c.src(i.ops[2], ss);
+  const bool mbarrier = i.nops > 3 && i.ops[3].kind == Operand::Kind::Address;
+  Access bar{c, i, mbarrier ? i.ops[3] : i.ops[0], Space::SharedCluster, true};
+  each_lane(c.mask, [&](unsigned l) {
+    const unsigned n = static_cast<unsigned>(size[l] & 0xffffffffu);
+    if (n % 16)
+      c.fault(l, i, "cp.async.bulk size " + std::to_string(n) + " is not a multiple of 16");
+    if (n) std::memmove(dst.resolve(l, dst.address(l), n), src.resolve(l, src.address(l), n), n);
+    if (mbarrier) mbarrier_complete_tx(c, i, Space::SharedCluster, bar.address(l), n, l);
+  });
 }
 
 }  // namespace
@@ -384,6 +415,10 @@ bool exec_memory(Ctx& c, const Instruction& i) {
     case Opcode::cp: {
       if (i.mode == Mode::MbArrive) return false;  // cp.async.mbarrier.arrive: ops_mbarrier.cpp
       if (i.nops < 3 || i.ops[0].kind != Operand::Kind::Address) return true;  // commit/wait
+      if (i.has(kBulk)) {
+        bulk_copy(c, i);
+        return true;
+      }
       Access dst{c, i, i.ops[0], Space::Shared, true};
       Access src{c, i, i.ops[1], Space::Global, false};
       std::uint64_t ss[32], sz[32];

@@ -905,8 +905,18 @@ class Parser {
     const bool negated = accept('!');
     const Token& t = tok();
     std::string n = expect_ident("an operand");
+    // The second register of a pair destination `d|p` (`_|p` discards d).
+    auto pair_predicate = [&] {
+      if (!accept('|')) return;
+      const Token& t2 = tok();
+      const std::string n2 = expect_ident("a predicate register");
+      auto r2 = registers_.find(n2);
+      if (r2 == registers_.end()) fail(t2, "unknown register '" + n2 + "'");
+      o.reg2 = r2->second;
+    };
     if (n == "_") {
       o.kind = Operand::Kind::Sink;
+      pair_predicate();
       return;
     }
     auto r = registers_.find(n);
@@ -914,13 +924,7 @@ class Parser {
       o.kind = Operand::Kind::Reg;
       o.reg = r->second;
       o.component = negated ? 1 : 0;  // a negated predicate source
-      if (accept('|')) {
-        const Token& t2 = tok();
-        const std::string n2 = expect_ident("a predicate register");
-        auto r2 = registers_.find(n2);
-        if (r2 == registers_.end()) fail(t2, "unknown register '" + n2 + "'");
-        o.reg2 = r2->second;
-      }
+      pair_predicate();
       return;
     }
     if (n[0] == '%') {

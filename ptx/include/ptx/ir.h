@@ -86,6 +86,8 @@ enum Flag : std::uint64_t {
   kExpectTx = 1ull << 32,
   kNoInc = 1ull << 33,
   kNoComplete = 1ull << 34,
+  kBulk = 1ull << 35,            // cp.async.bulk
+  kBulkFromShared = 1ull << 36,  // cp.async.bulk whose source is .shared::cta
 };
 
 // What an atom/red instruction does, and a few other one-of-many modes.
