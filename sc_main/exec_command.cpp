@@ -51,6 +51,9 @@ int exec_command(const std::vector<std::string>& args) {
       "perfetto", po::value(&perfetto), "write a Perfetto/Chrome JSON trace at exit")(
       "set", po::value(&sets)->composing(), "override a field: ELEMENT.FIELD=VALUE (repeatable)")(
       "log", po::value(&log), "runtime messages: quiet, warning (default) or info")(
+      "strict-memory",
+      "a kernel access past the end of an allocation faults even where the GPU lets it "
+      "through (inside the allocation's mapped 2 MiB page)")(
       "gpu-mode", po::value(&gpu_mode),
       "kernel timing on every GPU: analytic, performance or functional (default: the platform's)")(
       "gpu-kernel-modes", po::value(&gpu_kernel_modes),
@@ -68,7 +71,8 @@ int exec_command(const std::vector<std::string>& args) {
     std::cout << opts
               << "\nThe program must be built with nvcc -cudart shared. The same settings "
                  "as environment variables: CNUAS_PLATFORM, CNUAS_TRACE, CNUAS_STATS, "
-                 "CNUAS_PERFETTO, CNUAS_SET (';'-separated), CNUAS_LOG, CNUAS_GPU_MODE, "
+                 "CNUAS_PERFETTO, CNUAS_SET (';'-separated), CNUAS_LOG, CNUAS_STRICT_MEMORY (1), "
+                 "CNUAS_GPU_MODE, "
                  "CNUAS_GPU_KERNEL_MODES, CNUAS_GPU_ARCH, CNUAS_GPU_SAMPLE, CNUAS_GPU_STATS, "
                  "CNUAS_GPU_REPORT.\n";
     return 0;
@@ -103,6 +107,7 @@ int exec_command(const std::vector<std::string>& args) {
   set("CNUAS_PERFETTO", perfetto);
   set("CNUAS_SET", joined);
   set("CNUAS_LOG", log);
+  if (vm.count("strict-memory")) set("CNUAS_STRICT_MEMORY", "1");
   for (const gpu::DeviceOption& o : gpu::kDeviceOptions) set(o.variable, *gpu_values.at(o.option));
   set("CNUAS_GPU_STATS",
       gpu_stats.empty() ? gpu_stats : std::filesystem::absolute(gpu_stats).string());

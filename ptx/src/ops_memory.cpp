@@ -71,6 +71,8 @@ struct Access {
       case Space::Global:
         c.s.stats.global_bytes += bytes;
         p = c.s.memory->find(off, bytes);
+        if (!p && !c.s.memory->strict() && (p = c.s.memory->find_mapped(off, bytes)))
+          report_past_end(lane, a, bytes);
         break;
       case Space::Const:
         p = c.s.memory->find(off, bytes);
@@ -115,6 +117,25 @@ struct Access {
       c.record->access_bytes = bytes;
     }
     return p;
+  }
+
+  // A global access outside every allocation but inside a mapped page: the
+  // hardware lets it through; reported once per kernel and PTX line, as a
+  // memory checker would.
+  void report_past_end(unsigned lane, u64 a, unsigned bytes) const {
+    DeviceMemory& m = *c.s.memory;
+    if (!m.first_report(c.s.kernel->name, i.line)) return;
+    const auto [base, size] = m.allocation_below(a);
+    const std::string where =
+        size || base ? std::to_string(a - (base + size)) + " bytes past the end of the " +
+                           std::to_string(size) + "-byte allocation at " + hex(base)
+                     : "below every allocation";
+    const ExecutionError e(c.s.kernel->name, c.s.cta, c.s.thread_of(c.w, lane), i.line, i.text,
+                           std::string(write ? "write" : "read") + " of " + std::to_string(bytes) +
+                               " bytes at global address " + hex(a) + " is " + where +
+                               "; it lies in a mapped 2 MiB page, so the GPU lets it through "
+                               "(--strict-memory makes it a fault)");
+    m.add_report(e.what());
   }
 };
 

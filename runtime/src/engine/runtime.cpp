@@ -84,6 +84,12 @@ Runtime::Runtime() {
   if (log_level_.empty()) log_level_ = "warning";
   if (log_level_ != "quiet" && log_level_ != "warning" && log_level_ != "info")
     throw InputError(fmt::format("CNUAS_LOG='{}' is not one of quiet, warning, info", log_level_));
+  // Kernel accesses past an allocation's end inside a mapped page: let
+  // through with a warning, as the hardware does, or a fault when strict.
+  const std::string strict = env("CNUAS_STRICT_MEMORY");
+  if (!strict.empty() && strict != "0" && strict != "1")
+    throw InputError(fmt::format("CNUAS_STRICT_MEMORY='{}' is not 0 or 1", strict));
+  memory_.set_strict(strict == "1");
   session_ = std::make_unique<PlatformSession>(options);
   timeline_ = std::make_unique<Timeline>(*session_);
   timeline_->on_sync([this] { flush_printf(); });

@@ -92,6 +92,9 @@ struct LaunchRequest {
   bool cooperative = false;
 };
 
+// cudaMalloc's alignment and rounding on the GPUs modelled (textureAlignment).
+constexpr std::uint64_t kDeviceAllocationAlignment = 512;
+
 // PTX does not say how many registers ptxas would give a kernel; occupancy
 // and cudaFuncAttributes::numRegs assume this many per thread.
 constexpr int kAssumedRegisters = 32;
@@ -233,6 +236,7 @@ class Runtime {
   static constexpr std::size_t kKeptSeries = 256;
   void keep_performance_run(const DeviceDesc& device, gpu::KernelRun run);
   std::set<std::string> notes_given_;  // what a device said of a launch, once each
+  void print_memory_reports();         // accesses the memory checker let through
   void write_gpu_outputs();
 };
 

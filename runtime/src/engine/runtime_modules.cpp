@@ -240,6 +240,7 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
           std::cerr << "cnuas: " << outcome.note << "\n";
         c.dims = outcome.dims;
         if (outcome.run) keep_performance_run(desc, std::move(*outcome.run));
+        print_memory_reports();
         return;
       } catch (const ptx::ExecutionError& e) {
         fault_ = fault_code(e.what());
@@ -251,10 +252,16 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
         if (log_level_ != "quiet") std::cerr << "cnuas: launch failed: " << e.what() << "\n";
       }
     }
+    print_memory_reports();
     c.dims.set(WorkDim::DeviceTime, 0);  // a faulted kernel takes its launch overhead
   };
   submit(*s, cmd);
   return cudaSuccess;
+}
+
+void Runtime::print_memory_reports() {
+  for (const std::string& r : memory_.take_reports())
+    if (log_level_ != "quiet") std::cerr << "cnuas: memory check: " << r << "\n";
 }
 
 cudaError_t Runtime::func_attributes(Kernel& k, cudaFuncAttributes* a) {
