@@ -3,6 +3,7 @@
 #include "ptx/executor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <ostream>
 #include <stdexcept>
@@ -536,6 +537,11 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
     }
     case Opcode::membar:
     case Opcode::fence:
+      // Host threads may share the memory (membar.sys, fence.sc.sys): order
+      // this thread's accesses with theirs as the fence orders them.
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      top.pc = pc + 1;
+      return true;
     case Opcode::nanosleep:
     case Opcode::prefetch:
     case Opcode::prefetchu:

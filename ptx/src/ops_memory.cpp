@@ -382,14 +382,13 @@ bool exec_memory(Ctx& c, const Instruction& i) {
       const u64* b = c.src(i.ops[is_atom ? 2 : 1], sb);
       const u64* x = (i.mode == Mode::Cas) ? c.src(i.ops[is_atom ? 3 : 2], sc) : nullptr;
       const unsigned eb = type_bytes(i.type);
-      // Lanes in order, each read-modify-write complete before the next.
+      // Lanes in order, each read-modify-write complete before the next and
+      // atomic with respect to host threads (system-scope atomics on host memory).
       each_lane(c.mask, [&](unsigned l) {
         const u64 a = acc.address(l);
         std::uint8_t* p = acc.resolve(l, a, eb);
-        u64 old = 0;
-        std::memcpy(&old, p, eb);
-        const u64 nv = atomic_op(i.mode, i.type, old, b[l], x ? x[l] : 0);
-        std::memcpy(p, &nv, eb);
+        const u64 old = atomic_update(
+            p, eb, [&](u64 o) { return atomic_op(i.mode, i.type, o, b[l], x ? x[l] : 0); });
         if (is_atom)
           put(c, i.ops[0], l,
               is_signed(i.type) ? truncate(static_cast<u64>(sign_extend(old, eb * 8)), eb * 8)

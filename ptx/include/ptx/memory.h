@@ -8,10 +8,12 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -25,6 +27,44 @@ constexpr std::uint64_t kWindowSize = 0x0000'0001'0000'0000ull;
 constexpr std::uint64_t kGlobalBase = 0x0000'7000'0000'0000ull;
 // The GPU maps device memory in pages of this size.
 constexpr std::uint64_t kDevicePage = 2ull << 20;
+
+// One read-modify-write of `bytes` (1, 2, 4 or 8, aligned) at p as a single
+// host atomic operation, so that host threads working on the same memory at
+// the same time (managed, mapped pinned and registered memory is the
+// program's own) lose no update; op maps the old value, zero-extended, to the
+// new one. Returns the old value. Other sizes or misaligned bytes: a plain
+// read and write.
+template <class Op>
+std::uint64_t atomic_update(std::uint8_t* p, unsigned bytes, Op op) {
+  auto exchange = [&](auto* at) -> std::uint64_t {
+    using T = std::remove_pointer_t<decltype(at)>;
+    T old = __atomic_load_n(at, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(at, &old, static_cast<T>(op(std::uint64_t{old})), true,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    }
+    return old;
+  };
+  if (reinterpret_cast<std::uintptr_t>(p) % bytes == 0) {
+    switch (bytes) {
+      case 1:
+        return exchange(p);
+      case 2:
+        return exchange(reinterpret_cast<std::uint16_t*>(p));
+      case 4:
+        return exchange(reinterpret_cast<std::uint32_t*>(p));
+      case 8:
+        return exchange(reinterpret_cast<std::uint64_t*>(p));
+      default:
+        break;
+    }
+  }
+  const unsigned n = bytes > 8 ? 8 : bytes;
+  std::uint64_t old = 0;
+  std::memcpy(&old, p, n);
+  const std::uint64_t value = op(old);
+  std::memcpy(p, &value, n);
+  return old;
+}
 
 class DeviceMemory {
  public:
