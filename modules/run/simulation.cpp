@@ -105,11 +105,9 @@ void Simulation::apply_calibrations() {
 const Route& Simulation::route_along(const std::vector<std::string>& path) {
   Route route;
   for (const auto& name : path) route.path.push_back(&module_->element(name));
-  route.in_port.push_back(module_->driver_in_port(route.path[0]));
-  for (std::size_t k = 0; k + 1 < route.path.size(); ++k) {
+  route.initiator_port = module_->driver_in_port(route.path[0]);
+  for (std::size_t k = 0; k + 1 < route.path.size(); ++k)
     route.out_port.push_back(module_->out_port(route.path[k], route.path[k + 1]));
-    route.in_port.push_back(module_->in_port(route.path[k], route.path[k + 1]));
-  }
   return RunContext::current().add_route(std::move(route));
 }
 

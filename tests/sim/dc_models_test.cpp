@@ -106,8 +106,8 @@ TEST(DcModels, PcieDirectionsUseSeparateEngines) {
   pcie->out.bind(host->in);
   // Bindings: pcie.in 0 from host, 1 from gpu; pcie.out 0 to gpu, 1 to host; the
   // initiator is binding 0 of host.in and gpu.in, pcie binding 1.
-  Route h2d{{host.get(), pcie.get(), gpu.get()}, {0, 0, 0}, {0, 0, 1}};
-  Route d2h{{gpu.get(), pcie.get(), host.get()}, {0, 1, 0}, {0, 1, 1}};
+  Route h2d{{host.get(), pcie.get(), gpu.get()}, {0, 0, 0}, 0};
+  Route d2h{{gpu.get(), pcie.get(), host.get()}, {0, 1, 0}, 0};
   Operation& down = make_operation("down", bytes(4096), StageMode::Serial, {});
   Operation& up = make_operation("up", bytes(4096), StageMode::Serial, {});
   down.route = &RunContext::current().add_route(h2d);
@@ -182,7 +182,7 @@ struct SwitchFixture {
   void send_all(std::uint64_t bytes_each) {
     for (std::uint32_t i = 0; i < 4; ++i) {
       Operation& op = make_operation("f" + std::to_string(i), bytes(bytes_each), StageMode::Serial,
-                                     {sources[i].get(), sw.get(), sink.get()}, {0, i, 0});
+                                     {sources[i].get(), sw.get(), sink.get()});
       initiator.plan(0, op, 0, i);
     }
   }
@@ -235,8 +235,8 @@ TEST(DcModels, TwoFlowsShareALink) {
   TestInitiator a("a"), b("b");
   a.out.bind(link->in);
   b.out.bind(link->in);
-  Operation& fa = make_operation("fa", bytes(1'000'000), StageMode::Serial, {link.get()}, {0});
-  Operation& fb = make_operation("fb", bytes(1'000'000), StageMode::Serial, {link.get()}, {1});
+  Operation& fa = make_operation("fa", bytes(1'000'000), StageMode::Serial, {link.get()}, 0);
+  Operation& fb = make_operation("fb", bytes(1'000'000), StageMode::Serial, {link.get()}, 1);
   a.plan(0, fa, 0);
   b.plan(0, fb, 10'000'000);  // ready 10 us later, while fa is on the link
   sc_core::sc_start();

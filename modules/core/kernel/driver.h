@@ -12,11 +12,11 @@
 #include <cstdint>
 #include <vector>
 
-#include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <systemc>
 #include <tlm>
 
 #include "core/kernel/operation.h"
+#include "core/kernel/stage_protocol.h"
 
 namespace cnuas {
 
@@ -47,9 +47,7 @@ class DependencyGraph {
 
 class WorkloadDriver : public sc_core::sc_module {
  public:
-  tlm_utils::multi_passthrough_initiator_socket<WorkloadDriver, 32, tlm::tlm_base_protocol_types, 0,
-                                                sc_core::SC_ZERO_OR_MORE_BOUND>
-      out;
+  StageInitiatorSocket<WorkloadDriver> out;
 
   SC_HAS_PROCESS(WorkloadDriver);
   WorkloadDriver(sc_core::sc_module_name name, DependencyGraph graph);

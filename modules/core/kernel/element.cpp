@@ -16,9 +16,9 @@ Element::Element(sc_core::sc_module_name name, const ParamSet& params, std::uint
       lanes_(lanes),
       context_(RunContext::current()),
       index_(context_.add_component(this)) {
+  // The stage protocol has no backward calls into `out` and no b_transport:
+  // responses go straight to the initiator (stage_protocol.h).
   in.register_nb_transport_fw(this, &Element::nb_transport_fw);
-  in.register_b_transport(this, &Element::b_transport);
-  out.register_nb_transport_bw(this, &Element::nb_transport_bw);
   if (Waveforms* w = context_.waveforms()) {
     for (std::uint32_t lane = 0; lane < lanes; ++lane)
       busy_signal_.push_back(
@@ -43,7 +43,10 @@ tlm::tlm_sync_enum Element::nb_transport_fw(int, tlm::tlm_generic_payload& trans
                                             tlm::tlm_phase& phase, sc_core::sc_time& delay) {
   auto* ext = trans.get_extension<OperationExtension>();
   if (phase != tlm::BEGIN_REQ || ext == nullptr || ext->operation == nullptr) {
-    // Foreign initiators use b_transport; a bare nb request is a protocol error.
+    // Only Cnuas initiators can reach `in` (the socket type sees to that), so
+    // this is a bug in one of them, not bad input.
+    context_.fail(fmt::format("{} ({}): stage-protocol request without {}", name(), type(),
+                              phase != tlm::BEGIN_REQ ? "BEGIN_REQ" : "an operation"));
     trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return tlm::TLM_COMPLETED;
   }
@@ -116,40 +119,19 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
     sc_core::sc_time delay = ps_time(next_ready - now);
     out[static_cast<int>(route.out_port[stage])]->nb_transport_fw(*op.payload, phase, delay);
   } else {
-    op.response_stage = stage;
     respond_to_initiator(op);
   }
 }
 
-void Element::respond(Operation& op) {
+void Element::respond_to_initiator(Operation& op) {
+  // The elements in between have nothing to add to a response, so it goes
+  // straight to the operation's initiator through the first element's target
+  // socket: one call instead of one per hop, which matters on large platforms.
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   sc_core::sc_time delay = ps_time(op.end_ps - now_ps());
   op.payload->set_response_status(tlm::TLM_OK_RESPONSE);
-  in[static_cast<int>(op.route->in_port[op.response_stage])]->nb_transport_bw(*op.payload, phase,
-                                                                              delay);
-}
-
-void Element::respond_to_initiator(Operation& op) {
-  // The elements in between only pass a response on, so it goes straight to the
-  // operation's initiator through the first element's target socket: one call
-  // instead of one per hop, which matters on large platforms.
   Element& first = *op.route->path.front();
-  op.response_stage = 0;
-  first.respond(op);
-}
-
-tlm::tlm_sync_enum Element::nb_transport_bw(int, tlm::tlm_generic_payload& trans, tlm::tlm_phase&,
-                                            sc_core::sc_time&) {
-  // The response walks back along the path to the initiator of the operation.
-  Operation& op = *trans.get_extension<OperationExtension>()->operation;
-  --op.response_stage;
-  respond(op);
-  return tlm::TLM_COMPLETED;
-}
-
-void Element::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_time&) {
-  // Cnuas elements are driven through nb_transport with an operation attached.
-  trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+  first.in[static_cast<int>(op.route->initiator_port)]->nb_transport_bw(*op.payload, phase, delay);
 }
 
 }  // namespace cnuas

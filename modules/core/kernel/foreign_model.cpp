@@ -1,5 +1,7 @@
 #include "core/kernel/foreign_model.h"
 
+#include <cstdint>
+
 #include <fmt/format.h>
 
 namespace cnuas {
@@ -28,6 +30,10 @@ ForeignModel::ForeignModel(sc_core::sc_module_name name, const ParamSet& params,
 
 std::uint64_t ForeignModel::service_ps(const Stage& stage) {
   const std::uint64_t bytes = stage.dims().get(WorkDim::Bytes);
+  // A base-protocol payload's length is an unsigned int; the buffer is real.
+  if (bytes > UINT32_MAX)
+    throw InputError(fmt::format("{} bytes in one request; a TLM-2.0 model takes at most {}", bytes,
+                                 UINT32_MAX));
   if (scratch_.size() < bytes) scratch_.resize(bytes);
   tlm::tlm_generic_payload trans;
   trans.set_command(tlm::TLM_WRITE_COMMAND);

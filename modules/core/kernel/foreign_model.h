@@ -1,8 +1,11 @@
-// A third-party TLM-2.0 target placed on a Cnuas path.
+// A third-party TLM-2.0 target placed on a Cnuas path: the one bridge between
+// Cnuas's stage protocol (stage_protocol.h) and the TLM-2.0 base protocol.
 //
-// The wrapper is a Cnuas element: it books lanes and writes the trace like any
-// other. Its service time is what the foreign model annotates when the wrapper
-// calls its b_transport (loosely-timed style; the model must not wait()).
+// The wrapper is a Cnuas element: it takes stages on its stage-protocol `in`,
+// books lanes and writes the trace like any other. Its service time is what the
+// foreign model annotates when the wrapper calls its b_transport through the
+// base-protocol socket `to_model`, with a real data buffer of `bytes` bytes
+// (loosely-timed style; the model must not wait()).
 #pragma once
 
 #include <memory>

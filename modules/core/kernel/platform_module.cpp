@@ -52,8 +52,8 @@ PlatformModule::PlatformModule(sc_core::sc_module_name name, const PlatformDesc&
   for (const Connection& c : desc.connections) {
     const std::size_t from = by_name_.at(c.from), to = by_name_.at(c.to);
     // multi_passthrough sockets number their bindings in binding order.
-    ports_[from].push_back(
-        {elements_[to], static_cast<std::uint32_t>(ports_[from].size()), in_bindings_[to]++});
+    ports_[from].push_back({elements_[to], static_cast<std::uint32_t>(ports_[from].size())});
+    ++in_bindings_[to];
     elements_[from]->out.bind(elements_[to]->in);
   }
 }

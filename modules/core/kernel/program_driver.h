@@ -6,19 +6,17 @@
 #include <cstdint>
 #include <functional>
 
-#include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <systemc>
 #include <tlm>
 
 #include "core/kernel/operation.h"
+#include "core/kernel/stage_protocol.h"
 
 namespace cnuas {
 
 class ProgramDriver : public sc_core::sc_module {
  public:
-  tlm_utils::multi_passthrough_initiator_socket<ProgramDriver, 32, tlm::tlm_base_protocol_types, 0,
-                                                sc_core::SC_ZERO_OR_MORE_BOUND>
-      out;
+  StageInitiatorSocket<ProgramDriver> out;
   using Completion = std::function<void(Operation&, std::uint64_t done_ps)>;
 
   explicit ProgramDriver(sc_core::sc_module_name name);
