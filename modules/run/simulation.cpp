@@ -200,11 +200,10 @@ void Simulation::run() {
   auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
+  RunContext::current().throw_if_failed();
   if (driver_->completed_operations() != driver_->total_operations())
-    throw std::logic_error(fmt::format("simulation ended with {} of {} operations complete",
-                                       driver_->completed_operations(),
-                                       driver_->total_operations()));
+    throw InternalError(fmt::format("simulation ended with {} of {} operations complete",
+                                    driver_->completed_operations(), driver_->total_operations()));
   roll_up();
   write_outputs();
 }
@@ -222,7 +221,7 @@ void Simulation::finish_program() {
   auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   wall_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
+  RunContext::current().throw_if_failed();
   roll_up();
   write_outputs();
 }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/inputs/rational.h"
+#include "core/kernel/errors.h"
 #include "core/kernel/run_context.h"
 
 namespace cnuas {
@@ -45,8 +47,8 @@ tlm::tlm_sync_enum Element::nb_transport_fw(int, tlm::tlm_generic_payload& trans
   if (phase != tlm::BEGIN_REQ || ext == nullptr || ext->operation == nullptr) {
     // Only Cnuas initiators can reach `in` (the socket type sees to that), so
     // this is a bug in one of them, not bad input.
-    context_.fail(fmt::format("{} ({}): stage-protocol request without {}", name(), type(),
-                              phase != tlm::BEGIN_REQ ? "BEGIN_REQ" : "an operation"));
+    context_.fail_internal(fmt::format("{} ({}): stage-protocol request without {}", name(), type(),
+                                       phase != tlm::BEGIN_REQ ? "BEGIN_REQ" : "an operation"));
     trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return tlm::TLM_COMPLETED;
   }
@@ -56,7 +58,7 @@ tlm::tlm_sync_enum Element::nb_transport_fw(int, tlm::tlm_generic_payload& trans
 }
 
 void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready_ps) {
-  if (!context_.failure().empty()) return;  // the run is stopping
+  if (context_.failed()) return;  // the run is stopping
   std::optional<std::uint32_t> pin;
   Booking b;
   try {
@@ -82,9 +84,24 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
               ? lanes_.book(ready_ps, service)
               : lanes_.book_among(range.first, range.count, ready_ps, service);
     }
+  } catch (const InputError& e) {
+    context_.fail_input(fmt::format("{} ({}): cannot serve operation '{}': {}", name(), type(),
+                                    op.name(), e.what()));
+    return;
+  } catch (const OverflowError& e) {  // exact arithmetic on the user's figures left 128 bits
+    context_.fail_input(fmt::format("{} ({}): cannot serve operation '{}': {}", name(), type(),
+                                    op.name(), e.what()));
+    return;
   } catch (const std::exception& e) {
-    context_.fail(fmt::format("{} ({}): cannot serve operation '{}': {}", name(), type(), op.name(),
-                              e.what()));
+    // Anything else is the model's own fault, not the input's.
+    context_.fail_internal(fmt::format("{} ({}): the model failed on operation '{}' (stage {}): {}",
+                                       name(), type(), op.name(), stage, e.what()));
+    return;
+  } catch (...) {
+    context_.fail_internal(
+        fmt::format("{} ({}): the model failed on operation '{}' (stage {}) with a non-standard "
+                    "exception",
+                    name(), type(), op.name(), stage));
     return;
   }
   if (b.end_ps > op.end_ps) op.end_ps = b.end_ps;

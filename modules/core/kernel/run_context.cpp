@@ -1,6 +1,7 @@
 #include "core/kernel/run_context.h"
 
 #include "core/kernel/element.h"
+#include "core/kernel/errors.h"
 
 namespace cnuas {
 
@@ -33,10 +34,17 @@ Operation& RunContext::add_operation(Operation op) {
   return operations_.back();
 }
 
-void RunContext::fail(const std::string& message) {
-  if (!failure_.empty()) return;
+void RunContext::fail(const std::string& message, bool internal) {
+  if (failed()) return;
   failure_ = message;
+  internal_failure_ = internal;
   sc_core::sc_stop();
+}
+
+void RunContext::throw_if_failed() const {
+  if (!failed()) return;
+  if (internal_failure_) throw InternalError(failure_);
+  throw InputError(failure_);
 }
 
 const OperationSpec& RunContext::add_spec(OperationSpec spec) {

@@ -40,11 +40,17 @@ class RunContext {
   const OperationSpec& add_spec(OperationSpec spec);
   PayloadPool& payloads() { return payloads_; }
 
-  // Bad input discovered while simulating (a service time beyond 2^64 ps, a
-  // foreign model's error response): recorded, the simulation stops, and the
-  // command reports it as an input error.
-  void fail(const std::string& message);
+  // A failure while simulating stops the simulation; the first one is kept.
+  // Bad input (a service time beyond 2^64 ps from the user's figures, a
+  // foreign model's error response) is reported as an input error (exit 2);
+  // anything else a model throws, or a broken protocol, as an internal error
+  // (exit 1). `message` names the element and the operation.
+  void fail_input(const std::string& message) { fail(message, false); }
+  void fail_internal(const std::string& message) { fail(message, true); }
+  bool failed() const { return !failure_.empty(); }
   const std::string& failure() const { return failure_; }
+  // Throws the recorded failure (InputError or InternalError); nothing when none.
+  void throw_if_failed() const;
 
   // Per component: JSON members naming its calibration target and held-out
   // error, or "" while it reports analytic time.
@@ -55,8 +61,11 @@ class RunContext {
 
  private:
   RunContext() = default;
+  void fail(const std::string& message, bool internal);
+
   std::unique_ptr<Scheduler> scheduler_;
   std::string failure_;
+  bool internal_failure_ = false;
   Waveforms* waveforms_ = nullptr;
   std::unique_ptr<Waveforms> waveforms_owner_;
   TraceSink trace_;

@@ -201,13 +201,13 @@ std::uint64_t PlatformSession::now_ps() const {
 
 void PlatformSession::run() {
   sc_core::sc_start();
-  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
+  RunContext::current().throw_if_failed();
 }
 
 void PlatformSession::run_until(std::uint64_t until_ps) {
   const std::uint64_t now = now_ps();
   if (until_ps > now) sc_core::sc_start(ps_time(until_ps - now), sc_core::SC_RUN_TO_TIME);
-  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
+  RunContext::current().throw_if_failed();
 }
 
 void PlatformSession::finish() {
