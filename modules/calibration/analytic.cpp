@@ -10,7 +10,10 @@ namespace cnuas::calibration {
 std::string timing_hash(const ParamSet& params) {
   std::string text = params.schema()->type();
   for (const auto& [name, value] : params.values()) {
-    if (name == "idle_power" || name == "active_power" || name == "rack") continue;
+    // Fields every element has that do not change its timing.
+    if (name == "idle_power" || name == "active_power" || name == "rack" || name == "log" ||
+        name == "trace")
+      continue;
     // The exact value, not its spelling: "1 GB/s" and "1000 MB/s" hash alike.
     text += "|" + name + "=";
     switch (value.kind) {

@@ -47,6 +47,7 @@ void Simulation::elaborate() {
   context.header.platform = platform_.name;
   context.header.workload = workload_.name;
   context.scheduler().set_lookahead(options_.lookahead);
+  context.log_level = options_.log_level;
   if (!options_.vcd_path.empty()) context.enable_waveforms(options_.vcd_path);
   module_ = std::make_unique<PlatformModule>(platform_.name.c_str(), platform_);
 
@@ -254,7 +255,12 @@ void Simulation::write_outputs() const {
   const TraceNames names{&context.component_names(), &context.component_lanes(),
                          &context.operations(), &context.calibration_members};
   if (!options_.trace_path.empty() || !options_.perfetto_path.empty()) {
-    const std::vector<std::uint64_t> ordered = context.trace().ordered();
+    std::vector<std::uint64_t> ordered = context.trace().ordered();
+    // Elements with `trace: false` keep their stages in memory (stats and power
+    // use them) but out of the files.
+    std::vector<bool> traced;
+    for (const Element* e : context.elements()) traced.push_back(e->traced());
+    drop_untraced_stages(ordered, context.trace(), traced);
     if (!options_.trace_path.empty()) {
       auto out = open_output(options_.trace_path);
       write_trace_jsonl(out, context.header, context.trace(), ordered, names);

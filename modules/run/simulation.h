@@ -25,7 +25,8 @@ struct RunOptions {
   std::vector<std::string> plugins;
   std::string trace_path, perfetto_path, vcd_path, stats_path;
   bool lookahead = true;  // off: wake SystemC at every ready time (same results, slower)
-  std::vector<std::string> calibrations;  // validated calibration files to apply
+  LogLevel log_level = LogLevel::Warning;  // elements whose `log` is "inherit" take it
+  std::vector<std::string> calibrations;   // validated calibration files to apply
   // A program (the CUDA runtime) issues the operations as it runs: no workload
   // is read and a ProgramDriver replaces the workload driver.
   bool program_driven = false;

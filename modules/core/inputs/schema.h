@@ -36,7 +36,7 @@ struct FieldSpec {
 
 class Schema {
  public:
-  // Every type starts with the fields all elements share (power, rack).
+  // Every type starts with the fields all elements share (power, rack, log, trace).
   Schema(std::string type, std::string summary);
 
   // Builders; each returns *this for chaining in a model's static declaration.

@@ -21,6 +21,7 @@
 
 #include "core/inputs/schema.h"
 #include "core/kernel/lanes.h"
+#include "core/kernel/log.h"
 #include "core/kernel/operation.h"
 #include "core/kernel/stage_protocol.h"
 
@@ -48,6 +49,17 @@ class Element : public sc_core::sc_module {
   const LaneSet& lanes() const { return lanes_; }
   const ElementStats& stats() const { return stats_; }
   std::uint32_t index() const { return index_; }
+  // Whether this element's stages go to the trace files (its `trace` field).
+  bool traced() const { return traced_; }
+
+  // Messages about this element name it: "<hierarchical name> (<type>): <message>".
+  std::string describe(const std::string& message) const;
+  // This element's level: its `log` field, or the run's level when "inherit".
+  LogLevel log_level() const { return log_level_; }
+  // Whether a message of `level` would be written; ask before building a costly one.
+  bool logs(LogLevel level) const { return level != LogLevel::Quiet && level <= log_level_; }
+  // Writes "cnuas: <level>: " + describe(message) to the run's log when logs(level).
+  void log(LogLevel level, const std::string& message) const;
 
   // Analytic service time for one stage of `op`, in picoseconds, rounded up.
   virtual std::uint64_t service_ps(const Stage& stage) = 0;
@@ -106,6 +118,9 @@ class Element : public sc_core::sc_module {
   ElementStats stats_;
   RunContext& context_;
   std::uint32_t index_;
+  LogLevel log_level_;
+  bool traced_;
+  bool warned_negative_calibration_ = false;
   std::vector<std::uint32_t> busy_signal_;  // waveform ids, when VCD is on
   std::uint32_t queue_signal_ = 0;
   std::vector<std::uint32_t> power_signals_;  // the rack's and the platform's, when VCD is on

@@ -13,7 +13,7 @@ ForeignModel::ForeignModel(sc_core::sc_module_name name, const ParamSet& params,
   model_ = create(type().c_str(), "model");
   if (model_ == nullptr)
     throw InputError(
-        fmt::format("{}: plugin did not create a model of type '{}'", this->name(), type()));
+        describe(fmt::format("the plugin did not create a model of type '{}'", type())));
   using TargetSocket =
       tlm::tlm_base_target_socket_b<32, tlm::tlm_fw_transport_if<>, tlm::tlm_bw_transport_if<>>;
   TargetSocket* target = nullptr;
@@ -23,8 +23,7 @@ ForeignModel::ForeignModel(sc_core::sc_module_name name, const ParamSet& params,
       break;
     }
   if (target == nullptr)
-    throw InputError(fmt::format("{}: plugin model '{}' has no 32-bit TLM-2.0 target socket",
-                                 this->name(), type()));
+    throw InputError(describe("the plugin's model has no 32-bit TLM-2.0 target socket"));
   to_model.bind(*target);
 }
 

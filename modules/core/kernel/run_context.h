@@ -4,10 +4,12 @@
 #pragma once
 
 #include <deque>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/kernel/log.h"
 #include "core/kernel/operation.h"
 #include "core/kernel/scheduler.h"
 #include "core/kernel/trace.h"
@@ -58,6 +60,10 @@ class RunContext {
 
   TraceHeader header;
   bool trace_enabled = true;
+  // The run's message level (elements whose `log` is "inherit" take it; set it
+  // before they are built) and where messages go.
+  LogLevel log_level = LogLevel::Warning;
+  std::ostream* log_stream = &std::cerr;
 
  private:
   RunContext() = default;
