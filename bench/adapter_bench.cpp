@@ -92,7 +92,8 @@ int sc_main(int argc, char* argv[]) {
   const std::size_t ops_per_stream = stages / elements / streams;
   const std::uint64_t total_stages = ops_per_stream * streams * elements;
 
-  RunContext& context = RunContext::current();
+  // The benchmark's run; declared before the elements, so destroyed after them.
+  RunContext context;
   context.scheduler();
   context.trace_enabled = keep_trace;
   Baseline baseline("baseline", total_stages);

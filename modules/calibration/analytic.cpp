@@ -30,13 +30,14 @@ std::string timing_hash(const ParamSet& params) {
   return hex(fnv1a(text));
 }
 
-AnalyticProbe::AnalyticProbe(const std::string& profile_path) : doc_(load_profile(profile_path)) {
+AnalyticProbe::AnalyticProbe(const std::string& profile_path)
+    : doc_(load_profile(profile_path)), context_(std::make_unique<RunContext>()) {
   const ModelInfo& model = Registry::instance().require(doc_.type, doc_.type_where);
   const ParamSet params = resolve_params(*model.schema, doc_.values, "profile " + profile_path,
                                          SourceLocation{profile_path});
   hash_ = timing_hash(params);
-  RunContext::current().scheduler();
-  element_.reset(model.create("calibrated", params));
+  context_->scheduler();
+  element_ = model.create("calibrated", params);
 }
 
 AnalyticProbe::~AnalyticProbe() = default;

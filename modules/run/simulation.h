@@ -14,6 +14,7 @@
 #include "core/kernel/element.h"
 #include "core/kernel/platform_module.h"
 #include "core/kernel/program_driver.h"
+#include "core/kernel/run_context.h"
 #include "core/outputs/power.h"
 
 namespace cnuas {
@@ -48,6 +49,9 @@ class Simulation {
   Topology& topology() { return *topology_; }
   void finish_program();
 
+  // The run's context: the trace, operations and failure of this run.
+  RunContext& context() { return *context_; }
+  const RunContext& context() const { return *context_; }
   const PlatformDesc& platform() const { return platform_; }
   const WorkloadDesc& workload() const { return workload_; }
   PlatformModule& platform_module() { return *module_; }
@@ -65,6 +69,9 @@ class Simulation {
                              const SourceLocation& where);
 
   RunOptions options_;
+  // Declared before the modules: the context outlives the elements and drivers
+  // built in it (members are destroyed in reverse order).
+  std::unique_ptr<RunContext> context_;
   PlatformDesc platform_;
   std::unique_ptr<Topology> topology_;
   std::map<std::pair<std::string, std::string>, const Route*> routes_by_ends_;

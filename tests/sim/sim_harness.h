@@ -20,10 +20,18 @@
 
 namespace cnuas::testing_support {
 
+// The test process's run. SystemC elaborates once per process, so one context
+// serves the whole test; it is made before the first element (so that
+// RunContext::current() finds it) and lives until the process exits.
+inline RunContext& test_run() {
+  static RunContext run;
+  return run;
+}
+
 template <class Model>
 std::unique_ptr<Model> make_element(const char* name,
                                     const std::map<std::string, std::string>& fields) {
-  RunContext::current().scheduler();  // the shared calendar comes first
+  test_run().scheduler();  // the shared calendar comes first
   RawValues values;
   for (const auto& [k, v] : fields) values[k] = {v, {}};
   return std::make_unique<Model>(name, resolve_params(Model::schema(), values, name, {}));

@@ -50,7 +50,8 @@ class WorkloadDriver : public sc_core::sc_module {
   StageInitiatorSocket<WorkloadDriver> out;
 
   SC_HAS_PROCESS(WorkloadDriver);
-  WorkloadDriver(sc_core::sc_module_name name, DependencyGraph graph);
+  // Payloads come from the run's pool, which must outlive the driver.
+  WorkloadDriver(sc_core::sc_module_name name, DependencyGraph graph, PayloadPool& payloads);
 
   std::uint64_t completed_operations() const { return completed_; }
   std::uint64_t total_operations() const { return total_; }

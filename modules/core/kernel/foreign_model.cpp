@@ -10,7 +10,9 @@ ForeignModel::ForeignModel(sc_core::sc_module_name name, const ParamSet& params,
                            ForeignCreateFn create)
     : Element(name, params, static_cast<std::uint32_t>(params.integer("lanes"))),
       to_model("to_model") {
-  model_ = create(type().c_str(), "model");
+  // The plugin makes the model with `new`; the wrapper owns it from here on and
+  // deletes it before itself, as SystemC wants children gone before parents.
+  model_.reset(create(type().c_str(), "model"));
   if (model_ == nullptr)
     throw InputError(
         describe(fmt::format("the plugin did not create a model of type '{}'", type())));
@@ -59,8 +61,8 @@ std::unique_ptr<Schema> foreign_model_schema(const std::string& type, const std:
 ModelInfo foreign_model_info(const Schema& schema, ForeignCreateFn create,
                              const std::string& origin) {
   return {&schema,
-          [create](const std::string& name, const ParamSet& params) -> Element* {
-            return new ForeignModel(name.c_str(), params, create);
+          [create](const std::string& name, const ParamSet& params) -> std::unique_ptr<Element> {
+            return std::make_unique<ForeignModel>(name.c_str(), params, create);
           },
           origin};
 }

@@ -28,10 +28,10 @@ class ForeignModel : public Element {
   std::uint64_t service_ps(const Stage& stage) override;
   // The foreign model may read sc_time_stamp() in b_transport: call it on time.
   bool allows_lookahead() const override { return false; }
-  sc_core::sc_module* model() const { return model_; }
+  sc_core::sc_module* model() const { return model_.get(); }
 
  private:
-  sc_core::sc_module* model_ = nullptr;
+  std::unique_ptr<sc_core::sc_module> model_;  // declared after to_model: destroyed first
   std::vector<unsigned char> scratch_;
 };
 

@@ -75,8 +75,9 @@ void PlatformModule::create(const Node& node) {
     const ModelInfo& model = Registry::instance().require(inst.type, inst.where);
     const std::string owner = fmt::format("element '{}' ({})", inst.name, inst.type);
     ParamSet params = resolve_params(*model.schema, inst.values, owner, inst.where);
-    Element* e = model.create(child->name, params);
-    owned_.emplace_back(e);
+    std::unique_ptr<Element> made = model.create(child->name, params);
+    Element* e = made.get();
+    owned_.push_back(std::move(made));
     by_name_.emplace(inst.name, elements_.size());
     position_of_.emplace(e, elements_.size());
     elements_.push_back(e);

@@ -19,7 +19,8 @@ class ProgramDriver : public sc_core::sc_module {
   StageInitiatorSocket<ProgramDriver> out;
   using Completion = std::function<void(Operation&, std::uint64_t done_ps)>;
 
-  explicit ProgramDriver(sc_core::sc_module_name name);
+  // Payloads come from the run's pool, which must outlive the driver.
+  ProgramDriver(sc_core::sc_module_name name, PayloadPool& payloads);
   void on_completion(Completion c) { completion_ = std::move(c); }
   // Starts `op` at its first element at `ready_ps` (not before the current time).
   void inject(Operation& op, std::uint64_t ready_ps);

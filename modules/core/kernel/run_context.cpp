@@ -5,9 +5,24 @@
 
 namespace cnuas {
 
+RunContext* RunContext::active_ = nullptr;
+
+RunContext::RunContext() {
+  if (active_ != nullptr)
+    throw InternalError("a second simulation run was started while one is active");
+  active_ = this;
+}
+
+RunContext::~RunContext() {
+  if (active_ == this) active_ = nullptr;
+}
+
 RunContext& RunContext::current() {
-  static RunContext context;
-  return context;
+  if (active_ == nullptr)
+    throw InternalError(
+        "no simulation run is active: elements are built inside a run (Simulation) or by a "
+        "caller that owns a RunContext");
+  return *active_;
 }
 
 Scheduler& RunContext::scheduler() {

@@ -1,6 +1,16 @@
 // Everything one simulation run shares: the scheduler, the trace, the elements
-// and the operations. SystemC elaborates once per process, so there is one run
-// per process and elements reach it through RunContext::current().
+// and the operations.
+//
+// Lifetimes. Whoever runs a simulation owns its RunContext: a Simulation (one
+// member, made with it and destroyed after its elements and drivers), the
+// calibration probe, a test or a benchmark. While it exists it is the *active*
+// context, and there is at most one at a time (SystemC elaborates one design
+// per process; a second is an internal error). Elements are made by factories
+// with a fixed signature, so they take the active context from current() in
+// their constructor and keep a reference; nothing reaches for it later, and
+// current() with none active is an internal error. Drivers and the run are
+// given what they need explicitly. The context owns the scheduler and the
+// waveforms (sc_modules); it must outlive every element built in it.
 #pragma once
 
 #include <deque>
@@ -21,6 +31,12 @@ class Element;
 
 class RunContext {
  public:
+  RunContext();  // becomes the active context
+  ~RunContext();
+  RunContext(const RunContext&) = delete;
+  RunContext& operator=(const RunContext&) = delete;
+
+  // The active context; throws InternalError when there is none.
   static RunContext& current();
 
   Scheduler& scheduler();
@@ -66,7 +82,7 @@ class RunContext {
   std::ostream* log_stream = &std::cerr;
 
  private:
-  RunContext() = default;
+  static RunContext* active_;
   void fail(const std::string& message, bool internal);
 
   std::unique_ptr<Scheduler> scheduler_;
