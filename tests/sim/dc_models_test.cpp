@@ -1,4 +1,6 @@
 // Data-center element models, each against a hand computation in picoseconds.
+#include <sstream>
+
 #include "basic/fixed_delay.h"
 #include "dc/bmc.h"
 #include "dc/gpu.h"
@@ -219,6 +221,26 @@ TEST(DcModels, IncastQueuesAtTheOutputPortAndBackPressureHoldsFrames) {
   // until f1 has (655.36 ns). Delayed, never dropped: all four completed above.
   EXPECT_EQ(f.sw->stats().held_stages, 2u);
   EXPECT_EQ(f.sw->stats().held_ps, 327'680u + 655'360u);
+}
+
+TEST(DcModels, BackPressureHoldsAreInfoMessagesNamingTheSwitch) {
+  // The incast above with the switch at log level info: its two holds (f2
+  // 327.68 ns, f3 655.36 ns, on output port 0) are reported, nothing else is.
+  std::ostringstream log;
+  test_run().log_stream = &log;
+  SwitchFixture f({{"ports", "8"},
+                   {"port_rate", "100 Gbit/s"},
+                   {"buffer", "8 KiB"},
+                   {"frame", "4 KiB"},
+                   {"log", "info"}});
+  f.send_all(4096);
+  sc_core::sc_start();
+  test_run().log_stream = &std::cerr;
+  EXPECT_EQ(log.str(),
+            "cnuas: info: sw (cnuas.switch): 'f2' held 327680 ps upstream until lane 0 admits it "
+            "(back-pressure)\n"
+            "cnuas: info: sw (cnuas.switch): 'f3' held 655360 ps upstream until lane 0 admits it "
+            "(back-pressure)\n");
 }
 
 TEST(DcModels, UnlimitedBufferHoldsNothing) {
