@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include <boost/program_options.hpp>
 
@@ -16,6 +17,7 @@
 #include "commands.h"
 #include "core/kernel/errors.h"
 #include "gpu/arch_config.h"
+#include "gpu/device.h"
 #include "run/simulation.h"
 
 namespace po = boost::program_options;
@@ -73,20 +75,26 @@ int exec_command(const std::vector<std::string>& args) {
   }
   if (dash == args.end() || dash + 1 == args.end())
     throw InputError("cnuas exec needs a program after '--': cnuas exec [options] -- ./program");
-  if (!gpu_mode.empty() && gpu_mode != "analytic" && gpu_mode != "performance" &&
-      gpu_mode != "functional")
-    throw InputError("--gpu-mode '" + gpu_mode +
-                     "' is not a kernel timing; accepted: analytic, performance, functional");
-  if (!gpu_arch.empty()) gpu::load_arch(gpu_arch);  // refuses a bad profile before the program runs
-  if (!platform.empty()) {
-    // Check the platform now, so that a mistake is reported before the program starts.
+  const std::map<std::string, const std::string*> gpu_values = {
+      {"gpu-mode", &gpu_mode},
+      {"gpu-kernel-modes", &gpu_kernel_modes},
+      {"gpu-arch", &gpu_arch},
+      {"gpu-sample", &gpu_sample}};
+  {
+    // Check the platform with every override now, so that a mistake is
+    // reported before the program starts (the program boots it again).
     RunOptions check;
     check.platform_file = platform;
     check.sets = sets;
     check.program_driven = true;
+    for (const gpu::DeviceOption& o : gpu::kDeviceOptions)
+      if (const std::string& value = *gpu_values.at(o.option); !value.empty())
+        check.field_overrides.push_back({o.field, value, std::string("--") + o.option});
     Simulation validated(check);
-    platform = std::filesystem::absolute(platform).string();
+    gpu::parse_kernel_modes(gpu_kernel_modes, SourceLocation{"--gpu-kernel-modes"}, "kernel_modes");
   }
+  if (!gpu_arch.empty()) gpu::load_arch(gpu_arch);  // refuses a bad profile before the program runs
+  if (!platform.empty()) platform = std::filesystem::absolute(platform).string();
   std::string joined;
   for (const std::string& s : sets) joined += (joined.empty() ? "" : ";") + s;
   set("CNUAS_PLATFORM", platform);
@@ -95,10 +103,7 @@ int exec_command(const std::vector<std::string>& args) {
   set("CNUAS_PERFETTO", perfetto);
   set("CNUAS_SET", joined);
   set("CNUAS_LOG", log);
-  set("CNUAS_GPU_MODE", gpu_mode);
-  set("CNUAS_GPU_KERNEL_MODES", gpu_kernel_modes);
-  set("CNUAS_GPU_ARCH", gpu_arch);
-  set("CNUAS_GPU_SAMPLE", gpu_sample);
+  for (const gpu::DeviceOption& o : gpu::kDeviceOptions) set(o.variable, *gpu_values.at(o.option));
   set("CNUAS_GPU_STATS",
       gpu_stats.empty() ? gpu_stats : std::filesystem::absolute(gpu_stats).string());
   set("CNUAS_GPU_REPORT",

@@ -6,6 +6,7 @@
 #include "command_line.h"
 #include "commands.h"
 #include "core/kernel/registry.h"
+#include "profile_kinds.h"
 
 namespace po = boost::program_options;
 
@@ -25,13 +26,18 @@ int list_models_command(const std::vector<std::string>& args) {
   for (const ModelInfo* m : Registry::instance().models())
     std::cout << fmt::format("{:<24} {}  [{}]\n", m->schema->type(), m->schema->summary(),
                              m->origin);
+  // Kept apart: these configure a model and cannot be placed in a platform.
+  std::cout << "\nprofile kinds (not elements; cnuas validate --profile FILE checks one):\n";
+  for (const Schema* s : profile_kinds())
+    std::cout << fmt::format("{:<24} {}  [profile]\n", s->type(), s->summary());
   return 0;
 }
 
 int describe_command(const std::vector<std::string>& args) {
   std::vector<std::string> plugins;
   std::string type;
-  po::options_description opts("cnuas describe TYPE [--markdown] [--plugin LIB.so]...");
+  po::options_description opts(
+      "cnuas describe TYPE|PROFILE_KIND [--markdown] [--plugin LIB.so]...");
   opts.add_options()("help,h", "show this help")("markdown",
                                                  "print the model reference page in Markdown")(
       "plugin", po::value(&plugins)->composing(), "load a plugin first");
@@ -41,9 +47,25 @@ int describe_command(const std::vector<std::string>& args) {
     return 0;
   }
   load_plugins(plugins);
-  if (type.empty()) throw InputError("describe needs an element TYPE (see cnuas list-models)");
-  const ModelInfo& m = Registry::instance().require(type, {});
-  std::cout << (vm.count("markdown") ? m.schema->describe_markdown() : m.schema->describe_text());
+  if (type.empty())
+    throw InputError("describe needs an element TYPE or a profile kind (see cnuas list-models)");
+  const Schema* schema = find_profile_kind(type);
+  if (schema == nullptr) {
+    const ModelInfo* m = Registry::instance().find(type);
+    if (m == nullptr) {
+      std::vector<std::string> kinds;
+      for (const Schema* k : profile_kinds()) kinds.push_back(k->type());
+      std::vector<std::string> all = Registry::instance().type_names();
+      all.insert(all.end(), kinds.begin(), kinds.end());
+      const std::string hint = nearest_name(type, all);
+      throw InputError(fmt::format("unknown type '{}'{}; element types: {}; profile kinds: {}",
+                                   type, hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+                                   join_names(Registry::instance().type_names()),
+                                   join_names(kinds)));
+    }
+    schema = m->schema;
+  }
+  std::cout << (vm.count("markdown") ? schema->describe_markdown() : schema->describe_text());
   return 0;
 }
 

@@ -8,12 +8,14 @@
 #include <string>
 
 #include "core/inputs/rational.h"
+#include "ptx/unit_class.h"
 
 namespace cnuas::gpu {
 
-// Functional-unit classes, in the order of ptx::UnitClass.
-enum class Unit : std::uint8_t { Int, Fp32, Fp64, Sfu, Tensor, Memory, Control, Sync, kCount };
-constexpr std::size_t kUnits = static_cast<std::size_t>(Unit::kCount);
+// Functional-unit classes: the PTX engine's own enum, which the model indexes
+// its pipes, counters and energies by (one enum, no casts between two).
+using Unit = ptx::UnitClass;
+constexpr std::size_t kUnits = ptx::kUnitClasses;
 const char* unit_name(Unit u);
 
 struct PipeTiming {

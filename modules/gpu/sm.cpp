@@ -14,7 +14,7 @@ enum Event : std::uint32_t { kTick };
 const WarpDeps& implicit_return() {
   static const WarpDeps d = [] {
     WarpDeps r;
-    r.unit = ptx::UnitClass::Control;
+    r.unit = Unit::Control;
     return r;
   }();
   return d;
@@ -81,6 +81,7 @@ void Sm::launch(std::unique_ptr<ptx::Executor::Cta> cta, const CtaShape& shape,
     ws.age = ++age_;
     std::fill(ws.ready.begin(), ws.ready.end(), 0);
     std::fill(ws.from_memory.begin(), ws.from_memory.end(), 0);
+    ws.carry_ready = 0;
     scheduler_warps_[s % arch_.sm.schedulers].push_back(s);
   }
   wake(cycle);
@@ -206,15 +207,16 @@ bool Sm::cycle(std::uint64_t c, std::uint64_t* next) {
             memory |= w.from_memory[idx] != 0;
           }
         };
-        for (std::uint8_t k2 = 0; k2 < d.reads; ++k2) check(d.read[k2]);
-        for (std::uint8_t k2 = 0; k2 < d.writes; ++k2) check(d.write[k2]);
+        for (std::int32_t r : d.reads()) check(r);
+        for (std::int32_t r : d.writes()) check(r);
+        if ((d.reads_carry || d.writes_carry) && w.carry_ready > c)
+          need = std::max(need, w.carry_ready);
         if (need > c) {
           why = memory ? Stall::Memory : Stall::DataHazard;
           when = need;
         } else {
           const std::size_t u = static_cast<std::size_t>(d.unit);
-          const std::uint64_t free =
-              d.unit == ptx::UnitClass::Memory ? lsu_free_ : pipe_free_[s][u];
+          const std::uint64_t free = d.unit == Unit::Memory ? lsu_free_ : pipe_free_[s][u];
           if (free > c) {
             why = Stall::Structural;
             when = free;
@@ -267,7 +269,7 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
     k->thread_instructions += lanes;
   }
   not_before_[slot] = 0;
-  if (d.unit == ptx::UnitClass::Sync) {
+  if (d.unit == Unit::Sync) {
     // A barrier instruction may have stopped this warp or released its CTA's waiters.
     for (std::size_t k = 0; k < warps_.size(); ++k) {
       WarpSlot& other = warps_[k];
@@ -276,12 +278,12 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
       if (!other.waiting && blocked_[k] == Stall::Barrier) not_before_[k] = 0;
     }
   }
-  if (d.unit == ptx::UnitClass::Memory && rec.active) {
+  if (d.unit == Unit::Memory && rec.active) {
     memory(w, d, base, rec, c);
   } else {
     const PipeTiming& p = arch_.sm.pipes[u];
     set_ready(w, d, base, c + p.latency, false);
-    if (d.unit == ptx::UnitClass::Memory)
+    if (d.unit == Unit::Memory)
       lsu_free_ = std::max(lsu_free_, c + 1);
     else
       pipe_free_[s][u] = c + p.interval;
@@ -299,8 +301,9 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
 
 void Sm::set_ready(WarpSlot& w, const WarpDeps& d, std::uint32_t base, std::uint64_t cycle,
                    bool from_memory) {
-  for (std::uint8_t k = 0; k < d.writes; ++k) {
-    const std::size_t idx = base + static_cast<std::uint32_t>(d.write[k]);
+  if (d.writes_carry) w.carry_ready = cycle;
+  for (std::int32_t r : d.writes()) {
+    const std::size_t idx = base + static_cast<std::uint32_t>(r);
     if (idx >= w.ready.size()) {
       w.ready.resize(idx + 1, 0);
       w.from_memory.resize(idx + 1, 0);

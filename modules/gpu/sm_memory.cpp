@@ -99,8 +99,8 @@ tlm::tlm_sync_enum Sm::nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tlm_pha
   if (--t->pending == 0) {
     WarpSlot& w = warps_[t->slot];
     // Only registers still waiting: the slot may hold a new warp by now.
-    for (std::uint8_t k = 0; k < t->deps->writes; ++k) {
-      const std::size_t idx = t->base + static_cast<std::uint32_t>(t->deps->write[k]);
+    for (std::int32_t reg : t->deps->writes()) {
+      const std::size_t idx = t->base + static_cast<std::uint32_t>(reg);
       if (idx < w.ready.size() && w.ready[idx] == kNever) w.ready[idx] = t->ready;
     }
     not_before_[t->slot] = 0;

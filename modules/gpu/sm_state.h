@@ -19,6 +19,7 @@ struct Sm::WarpSlot {
   std::uint64_t age = 0;
   std::vector<std::uint64_t> ready;  // per register of the warp: cycle its value is ready
   std::vector<std::uint8_t> from_memory;
+  std::uint64_t carry_ready = 0;   // cycle the carry flag of an add.cc chain is ready
   const WarpDeps* deps = nullptr;  // of the next instruction, once peeked
   std::uint32_t base = 0;          // its register base, with deps
   bool waiting = false;            // at a barrier (refreshed when a barrier instruction issues)

@@ -1,21 +1,33 @@
 #include "gpu/warp_deps.h"
 
+#include <algorithm>
+
 namespace cnuas::gpu {
 
 namespace {
 
+using ptx::Instruction;
 using ptx::Opcode;
 using ptx::Operand;
 
-// Opcodes whose first operand is not a destination register.
-bool first_operand_is_source(Opcode op) {
-  switch (op) {
-    case Opcode::st:
-    case Opcode::red:
-    case Opcode::bra:
-    case Opcode::brx:
+enum class Role : std::uint8_t { None, Read, Write, ReadWrite };
+
+// Whether operand 0 is what the instruction produces. It is not for stores,
+// branches, barriers without a result and the instructions whose first
+// operand is a count or mask; address and texture operands are sorted out
+// before this is asked.
+bool first_operand_is_result(const Instruction& i) {
+  switch (i.op) {
     case Opcode::bar:
     case Opcode::barrier:
+      return i.has(ptx::kRed);  // bar.red d, a{, b}, {!}c
+    case Opcode::st:
+    case Opcode::red:
+    case Opcode::sured:
+    case Opcode::sust:
+    case Opcode::stmatrix:
+    case Opcode::bra:
+    case Opcode::brx:
     case Opcode::membar:
     case Opcode::fence:
     case Opcode::prefetch:
@@ -24,57 +36,93 @@ bool first_operand_is_source(Opcode op) {
     case Opcode::ret:
     case Opcode::trap:
     case Opcode::brkpt:
-    case Opcode::call:
-    case Opcode::sust:
-    case Opcode::stmatrix:
     case Opcode::cp:
-      return true;
-    default:
+    case Opcode::nanosleep:  // nanosleep t: t is a duration
+    case Opcode::pmevent:
+    case Opcode::stackrestore:
+    case Opcode::setmaxnreg:
       return false;
+    default:
+      return true;
   }
 }
 
-void add(std::uint8_t& n, std::int32_t* list, std::int32_t reg) {
-  if (reg < 0 || n >= WarpDeps::kMax) return;
-  for (std::uint8_t k = 0; k < n; ++k)
-    if (list[k] == reg) return;
-  list[n++] = reg;
+// What instruction `i` does with the registers operand k names.
+Role role(const Instruction& i, unsigned k) {
+  const Operand& o = i.ops[k];
+  // An address's base register, a texture handle, sampler and coordinates are
+  // always inputs, whichever position they hold (wmma.store, mbarrier.init ...).
+  if (o.kind == Operand::Kind::Address || o.kind == Operand::Kind::Texture) return Role::Read;
+  // call's return and argument lists hold .param offsets, brx's table holds
+  // branch targets: neither names registers.
+  if (i.op == Opcode::call) return k == 1 ? Role::Read : Role::None;
+  if (i.op == Opcode::brx && o.kind == Operand::Kind::Vector) return Role::None;
+  if (k != 0 || !first_operand_is_result(i)) return Role::Read;
+  // wgmma accumulates into its D fragment; wmma and mma read C separately.
+  return i.op == Opcode::wgmma ? Role::ReadWrite : Role::Write;
 }
 
-void add_operand(std::uint8_t& n, std::int32_t* list, const Operand& o) {
+void add(std::vector<std::int32_t>& list, std::int32_t reg) {
+  if (reg < 0) return;  // no register, or a sink (_) in a vector
+  if (std::find(list.begin(), list.end(), reg) == list.end()) list.push_back(reg);
+}
+
+// Every register an operand names: the register (and the predicate of a
+// "d|p" pair), an address's base, a vector's elements, a texture's handle,
+// sampler and coordinates.
+void add_operand(std::vector<std::int32_t>& list, const Operand& o) {
   switch (o.kind) {
     case Operand::Kind::Reg:
-      add(n, list, o.reg);
-      add(n, list, o.reg2);
-      break;
     case Operand::Kind::Address:
-      add(n, list, o.reg);
-      break;
     case Operand::Kind::Vector:
     case Operand::Kind::Texture:
-      add(n, list, o.reg);
-      add(n, list, o.reg2);
-      for (std::int32_t r : o.regs) add(n, list, r);
+      add(list, o.reg);
+      add(list, o.reg2);
+      for (std::int32_t r : o.regs) add(list, r);
       break;
     default:
       break;
   }
+}
+
+bool reads_carry(Opcode op) {
+  return op == Opcode::addc || op == Opcode::subc || op == Opcode::madc;
 }
 
 }  // namespace
 
+void WarpDeps::assign(const std::vector<std::int32_t>& reads,
+                      const std::vector<std::int32_t>& writes) {
+  reads_ = static_cast<std::uint32_t>(reads.size());
+  writes_ = static_cast<std::uint32_t>(writes.size());
+  std::int32_t* out = inline_;
+  if (reads.size() + writes.size() > kInline) {
+    spill_.assign(reads.size() + writes.size(), 0);
+    out = spill_.data();
+  } else {
+    spill_.clear();
+  }
+  std::copy(writes.begin(), writes.end(), std::copy(reads.begin(), reads.end(), out));
+}
+
 WarpDeps DepsCache::decode(const ptx::Instruction& i) {
   WarpDeps d;
   d.unit = ptx::unit_class(i);
-  add(d.reads, d.read, i.guard);
-  const bool dest_first = i.nops > 0 && !first_operand_is_source(i.op);
-  for (std::uint8_t k = 0; k < i.nops; ++k) {
-    if (k == 0 && dest_first)
-      add_operand(d.writes, d.write, i.ops[0]);
-    else
-      add_operand(d.reads, d.read, i.ops[k]);
+  std::vector<std::int32_t> reads, writes;
+  add(reads, i.guard);
+  bool has_result = false;
+  for (unsigned k = 0; k < i.nops; ++k) {
+    const Role r = role(i, k);
+    if (r == Role::Read || r == Role::ReadWrite) add_operand(reads, i.ops[k]);
+    if (r == Role::Write || r == Role::ReadWrite) {
+      add_operand(writes, i.ops[k]);
+      has_result = true;
+    }
   }
-  d.waits_for_memory = dest_first && d.unit == ptx::UnitClass::Memory;
+  d.assign(reads, writes);
+  d.reads_carry = reads_carry(i.op);
+  d.writes_carry = i.has(ptx::kCc);
+  d.waits_for_memory = has_result && d.unit == ptx::UnitClass::Memory;
   return d;
 }
 

@@ -22,10 +22,10 @@ Simulation::Simulation(const RunOptions& options)
                                                      : load_yaml_file(options_.platform_file);
   platform_ = load_platform(source);
   for (const auto& s : options_.sets) apply_override(platform_, s);
-  // Resolve every element's parameters now so bad values fail before elaboration.
-  for (const ElementInstance& inst : platform_.elements)
-    resolve_params(*Registry::instance().find(inst.type)->schema, inst.values,
-                   fmt::format("element '{}' ({})", inst.name, inst.type), inst.where);
+  for (const auto& o : options_.field_overrides)
+    apply_field_override(platform_, o.field, o.value, o.origin);
+  // Every element's parameters, resolved once for the run; bad values fail before elaboration.
+  resolve_platform(platform_);
   topology_ = std::make_unique<Topology>(platform_);
   if (options_.program_driven) {
     workload_.name = "program";

@@ -23,6 +23,11 @@ struct RunOptions {
   std::string platform_file;  // empty: the embedded default platform
   std::string workload_file;  // empty: the platform's own workload
   std::vector<std::string> sets;
+  // Applied after the sets, to every element whose type declares the field.
+  struct FieldOverride {
+    std::string field, value, origin;
+  };
+  std::vector<FieldOverride> field_overrides;
   std::vector<std::string> plugins;
   std::string trace_path, perfetto_path, vcd_path, stats_path;
   bool lookahead = true;  // off: wake SystemC at every ready time (same results, slower)

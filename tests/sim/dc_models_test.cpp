@@ -3,13 +3,13 @@
 
 #include "basic/fixed_delay.h"
 #include "dc/bmc.h"
-#include "dc/gpu.h"
 #include "dc/host_cpu.h"
 #include "dc/link.h"
 #include "dc/mgmt_bus.h"
 #include "dc/nic.h"
 #include "dc/pcie_root.h"
 #include "dc/switch.h"
+#include "gpu/gpu_element.h"
 #include "sim/sim_harness.h"
 
 namespace cnuas {

@@ -79,4 +79,91 @@ TEST(Schema, DescriptionListsEveryField) {
   EXPECT_NE(text.find("bytes"), std::string::npos);  // the needed work dimension
 }
 
+// A profile kind with sections: dotted field names read from nested maps.
+static const Schema& nested_schema() {
+  static const Schema s =
+      Schema("test.nested", "nested profile", ProfileKind{})
+          .integer("top", std::nullopt, "a top-level field", 1, 10)
+          .quantity("sec.delay", Dimension::Time, std::nullopt, "a field in a section")
+          .integer("sec.inner.count", 4, "two levels down", 0, 8)
+          .boolean("sec.inner.on", false, "another field two levels down");
+  return s;
+}
+
+static RawValues read_nested(const std::string& text) {
+  YamlSource src = load_yaml_text(text, "n.yaml");
+  RawValues raw;
+  read_field_values(src.root, src.file, nested_schema(), {"description"}, "test profile", raw);
+  return raw;
+}
+
+TEST(Schema, AProfileKindHasOnlyItsOwnFields) {
+  EXPECT_EQ(nested_schema().field_names(),
+            (std::vector<std::string>{"top", "sec.delay", "sec.inner.count", "sec.inner.on"}));
+  EXPECT_EQ(nested_schema().find("idle_power"), nullptr);
+  EXPECT_NE(Pipe::schema().find("idle_power"), nullptr);  // elements keep the shared fields
+  EXPECT_EQ(nested_schema().keys_under(""), (std::vector<std::string>{"top", "sec"}));
+  EXPECT_EQ(nested_schema().keys_under("sec."), (std::vector<std::string>{"delay", "inner"}));
+  EXPECT_TRUE(nested_schema().has_section("sec.inner."));
+  EXPECT_FALSE(nested_schema().has_section("top."));
+}
+
+TEST(Profile, NestedMapsBecomeDottedFieldsWithTheirLocations) {
+  // Line 4 `  delay: 5 ns` puts the value at column 10; line 5's flow map puts
+  // `2` at column 18.
+  RawValues raw = read_nested("description: x\ntop: 3\nsec:\n  delay: 5 ns\n  inner: {count: 2}\n");
+  ASSERT_EQ(raw.size(), 3u);  // description is reserved, not a field
+  EXPECT_EQ(raw.at("sec.delay").text, "5 ns");
+  EXPECT_EQ(raw.at("sec.delay").where.str(), "n.yaml:4:10");
+  EXPECT_EQ(raw.at("sec.inner.count").text, "2");
+  EXPECT_EQ(raw.at("sec.inner.count").where.str(), "n.yaml:5:18");
+  ParamSet p = resolve_params(nested_schema(), raw, "t", {});
+  EXPECT_EQ(p.integer("top"), 3u);
+  EXPECT_EQ(p.time_ps("sec.delay"), 5000u);
+  EXPECT_EQ(p.integer("sec.inner.count"), 2u);
+  EXPECT_FALSE(p.boolean("sec.inner.on"));  // default
+}
+
+TEST(Profile, UnknownNestedKeysNameTheirSectionAndItsKeys) {
+  EXPECT_EQ(error_of([] { read_nested("top: 1\nsec:\n  inner:\n    cuont: 2\n"); }),
+            "n.yaml:4:5: unknown key 'cuont' in section 'sec.inner' of test profile (type "
+            "test.nested) (did you mean 'count'?); accepted keys: count, on");
+  EXPECT_EQ(error_of([] { read_nested("top: 1\nsce: {delay: 1 ns}\n"); }),
+            "n.yaml:2:1: unknown key 'sce' in test profile (type test.nested) (did you mean "
+            "'sec'?); accepted keys: description, top, sec");
+  // A dotted name is not a key: sections are written as maps.
+  EXPECT_EQ(error_of([] {
+              read_nested("sec.delay: 1 ns\n");
+            }).rfind("n.yaml:1:1: unknown key 'sec.delay'", 0),
+            0u);
+  EXPECT_EQ(
+      error_of([] { read_nested("sec: 5\n"); }),
+      "n.yaml:1:6: section 'sec' of test profile (type test.nested) must be a mapping of keys "
+      "to values");
+  EXPECT_EQ(error_of([] { read_nested("top: {a: 1}\n"); }),
+            "n.yaml:1:6: field 'top' must be a single value (a scalar)");
+  // Values are checked by the schema, at the value's location.
+  RawValues raw = read_nested("top: 1\nsec:\n  delay: 5\n");
+  EXPECT_EQ(error_of([&] { resolve_params(nested_schema(), raw, "t", {}); }),
+            "n.yaml:3:10: t: field 'sec.delay': '5' has no unit; a time needs one of: ps, ns, us, "
+            "ms, s");
+}
+
+TEST(Schema, IntegerErrorsNameTheRange) {
+  RawValues v{{"top", {"-1", {"x.yaml", 1, 6}}}, {"sec.delay", {"1 ns", {}}}};
+  EXPECT_EQ(error_of([&] { resolve_params(nested_schema(), v, "t", {}); }),
+            "x.yaml:1:6: t: field 'top': negative value '-1' is not allowed; expected integer "
+            "1..10");
+}
+
+TEST(Schema, DescriptionAlignsLongDottedNames) {
+  // The longest name, sec.inner.count (15) is under the usual 18 columns;
+  // a 20-character name widens the column for every field.
+  Schema s("test.wide", "w", ProfileKind{});
+  s.integer("a", 1, "short").integer("section.sub.field_20", 2, "long");
+  const std::string text = s.describe_text();
+  EXPECT_NE(text.find("    a                    integer >= 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    section.sub.field_20 integer >= 0\n"), std::string::npos) << text;
+}
+
 }  // namespace cnuas

@@ -378,4 +378,25 @@ void apply_override(PlatformDesc& platform, const std::string& assignment) {
   }
 }
 
+void apply_field_override(PlatformDesc& platform, const std::string& field,
+                          const std::string& value, const std::string& origin) {
+  const SourceLocation where{origin};
+  bool matched = false;
+  for (auto& e : platform.elements) {
+    if (!Registry::instance().find(e.type)->schema->find(field)) continue;
+    matched = true;
+    e.values[field] = {value, where};
+  }
+  if (!matched)
+    throw InputError(where, fmt::format("no element of platform '{}' has a field '{}' to set",
+                                        platform.name, field));
+}
+
+void resolve_platform(PlatformDesc& platform) {
+  for (ElementInstance& inst : platform.elements)
+    inst.params =
+        resolve_params(*Registry::instance().find(inst.type)->schema, inst.values,
+                       fmt::format("element '{}' ({})", inst.name, inst.type), inst.where);
+}
+
 }  // namespace cnuas

@@ -29,6 +29,7 @@ struct ElementInstance {
   RawValues values;  // profile + set: merged
   std::string profile_file;
   SourceLocation where;
+  ParamSet params;  // `values` parsed against the type's schema, by resolve_platform
 };
 
 struct Connection {
@@ -55,6 +56,17 @@ PlatformDesc load_platform(const YamlSource& source);
 
 // Applies "--set element.field=value" (element may use [*]); unknown targets are errors.
 void apply_override(PlatformDesc& platform, const std::string& assignment);
+
+// Sets `field` to `value` on every element whose type declares the field (the
+// CUDA runtime's --gpu-mode sets `mode` on every GPU); `origin` names the option
+// in errors. An InputError when no element declares it.
+void apply_field_override(PlatformDesc& platform, const std::string& field,
+                          const std::string& value, const std::string& origin);
+
+// Parses every element's values against its type's schema, once for the run:
+// the one place parameters are resolved (defaults < base < profile < platform
+// set: < --set < field overrides).
+void resolve_platform(PlatformDesc& platform);
 
 // Valid element and operation names: letters, digits, '_' and '-', starting with a letter or '_'.
 bool is_identifier(const std::string& name);

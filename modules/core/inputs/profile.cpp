@@ -4,18 +4,34 @@
 
 namespace cnuas {
 
+// Reads the keys of one map at `prefix` ("" at the top, "sm." inside `sm:`): a
+// field's value is a scalar, a section's a map read one level down.
+static void read_section(const YAML::Node& map, const std::string& file, const Schema& schema,
+                         const std::vector<std::string>& reserved, const std::string& prefix,
+                         const std::string& what, RawValues& out) {
+  std::vector<std::string> accepted = reserved;
+  for (const auto& key : schema.keys_under(prefix)) accepted.push_back(key);
+  const std::string where =
+      prefix.empty() ? what
+                     : fmt::format("section '{}' of {}", prefix.substr(0, prefix.size() - 1), what);
+  check_keys(map, file, accepted, where);
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    const std::string name = prefix + key;
+    if (schema.find(name)) {
+      out[name] = {scalar_text(it->second, file, "field '" + name + "'"),
+                   location_of(it->second, file)};
+    } else if (schema.has_section(name + ".")) {
+      require_map(it->second, file, fmt::format("section '{}' of {}", name, what));
+      read_section(it->second, file, schema, {}, name + ".", what, out);
+    }  // else a reserved key
+  }
+}
+
 void read_field_values(const YAML::Node& map, const std::string& file, const Schema& schema,
                        const std::vector<std::string>& reserved, const std::string& what,
                        RawValues& out) {
-  std::vector<std::string> accepted = reserved;
-  for (const auto& f : schema.fields()) accepted.push_back(f.name);
-  check_keys(map, file, accepted, what + " (type " + schema.type() + ")");
-  for (auto it = map.begin(); it != map.end(); ++it) {
-    std::string key = it->first.Scalar();
-    if (!schema.find(key)) continue;  // a reserved key
-    out[key] = {scalar_text(it->second, file, "field '" + key + "'"),
-                location_of(it->second, file)};
-  }
+  read_section(map, file, schema, reserved, "", what + " (type " + schema.type() + ")", out);
 }
 
 static ProfileDoc load_profile_chain(const std::string& path, const SourceLocation& from,

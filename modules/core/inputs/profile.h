@@ -38,6 +38,9 @@ struct ProfileDoc {
 ProfileDoc load_profile(const std::string& path, const SourceLocation& referenced_from = {});
 
 // Reads `key: value` scalars of `map` into `out`, checking keys against `schema`.
+// A map under a key is a section of dotted fields: `sm: {count: 2}` is the
+// field `sm.count`, keeping the value's file:line:col; unknown keys in a
+// section are refused with the keys of that section.
 void read_field_values(const YAML::Node& map, const std::string& file, const Schema& schema,
                        const std::vector<std::string>& reserved, const std::string& what,
                        RawValues& out);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace cnuas {
 
 std::string FieldSpec::type_text() const {
@@ -34,6 +36,9 @@ Schema::Schema(std::string type, std::string summary)
           "write this element's stages to the trace (false: left out of the trace files; stats, "
           "power and waveforms still count them)");
 }
+
+Schema::Schema(std::string type, std::string summary, ProfileKind)
+    : type_(std::move(type)), summary_(std::move(summary)) {}
 
 Schema& Schema::integer(const std::string& name, std::optional<std::uint64_t> default_value,
                         const std::string& description, std::uint64_t min, std::uint64_t max) {
@@ -127,6 +132,23 @@ std::vector<std::string> Schema::field_names() const {
   return names;
 }
 
+bool Schema::has_section(const std::string& prefix) const {
+  for (const auto& f : fields_)
+    if (f.name.size() > prefix.size() && f.name.compare(0, prefix.size(), prefix) == 0) return true;
+  return false;
+}
+
+std::vector<std::string> Schema::keys_under(const std::string& prefix) const {
+  std::vector<std::string> keys;
+  for (const auto& f : fields_) {
+    if (f.name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = f.name.substr(prefix.size());
+    const std::string key = rest.substr(0, rest.find('.'));
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  }
+  return keys;
+}
+
 std::string Schema::describe_text() const {
   std::string out = fmt::format("{}: {}\n", type_, summary_);
   if (!needs_.empty()) {
@@ -142,11 +164,13 @@ std::string Schema::describe_text() const {
   if (!request_kinds_.empty())
     out += fmt::format("  operations must give request: {}\n", join_names(request_kinds_, " | "));
   out += "  fields:\n";
+  std::size_t width = 18;  // wider only for long (dotted) names
+  for (const auto& f : fields_) width = std::max(width, f.name.size());
   for (const auto& f : fields_) {
-    out += fmt::format("    {:<18} {}\n", f.name, f.type_text());
-    out +=
-        fmt::format("    {:<18} {}\n", "", f.required ? "required" : "default: " + f.default_text);
-    out += fmt::format("    {:<18} {}\n", "", f.description);
+    out += fmt::format("    {:<{}} {}\n", f.name, width, f.type_text());
+    out += fmt::format("    {:<{}} {}\n", "", width,
+                       f.required ? "required" : "default: " + f.default_text);
+    out += fmt::format("    {:<{}} {}\n", "", width, f.description);
   }
   return out;
 }
@@ -187,7 +211,12 @@ FieldValue parse_field_value(const FieldSpec& spec, const std::string& text,
   try {
     switch (spec.kind) {
       case FieldKind::Integer: {
-        Rational r = parse_decimal(text);
+        Rational r;
+        try {
+          r = parse_decimal(text);
+        } catch (const UnitError& e) {
+          fail(fmt::format("{}; expected {}", e.message, spec.type_text()));
+        }
         if (!r.is_integer())
           fail(fmt::format("'{}' is not a whole number; expected {}", text, spec.type_text()));
         v.integer = r.floor_u64();

@@ -34,12 +34,20 @@ struct FieldSpec {
   std::string type_text() const;  // "time (ps, ns, ...)", "integer 1..1024", ...
 };
 
+// Marks a schema for a kind of profile that configures a model but is not a
+// placeable element (a GPU architecture): it has none of the element fields.
+struct ProfileKind {};
+
 class Schema {
  public:
   // Every type starts with the fields all elements share (power, rack, log, trace).
   Schema(std::string type, std::string summary);
+  // A profile kind: only the fields it declares.
+  Schema(std::string type, std::string summary, ProfileKind);
 
   // Builders; each returns *this for chaining in a model's static declaration.
+  // A dotted name (`sm.pipes.int.latency`) is a field inside nested maps of a
+  // profile (`sm: {pipes: {int: {latency: 4}}}`); see read_field_values.
   Schema& integer(const std::string& name, std::optional<std::uint64_t> default_value,
                   const std::string& description, std::uint64_t min = 0,
                   std::uint64_t max = UINT64_MAX);
@@ -71,6 +79,11 @@ class Schema {
   const std::vector<std::string>& request_kinds() const { return request_kinds_; }
   const FieldSpec* find(const std::string& name) const;
   std::vector<std::string> field_names() const;
+  // Whether some dotted field lies under `prefix` (`sm.`, `sm.pipes.`).
+  bool has_section(const std::string& prefix) const;
+  // The keys one level below `prefix` ("" for the top): field names and
+  // section names, once each, in declaration order.
+  std::vector<std::string> keys_under(const std::string& prefix) const;
 
   // Human-readable and Markdown renderings of the declaration.
   std::string describe_text() const;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/inputs/profile.h"
+#include "core/kernel/errors.h"
 
 namespace cnuas {
 
@@ -73,9 +74,10 @@ void PlatformModule::create(const Node& node) {
     }
     const ElementInstance& inst = *child->element;
     const ModelInfo& model = Registry::instance().require(inst.type, inst.where);
-    const std::string owner = fmt::format("element '{}' ({})", inst.name, inst.type);
-    ParamSet params = resolve_params(*model.schema, inst.values, owner, inst.where);
-    std::unique_ptr<Element> made = model.create(child->name, params);
+    if (inst.params.schema() != model.schema)
+      throw InternalError(
+          fmt::format("element '{}' was not resolved before elaboration", inst.name));
+    std::unique_ptr<Element> made = model.create(child->name, inst.params);
     Element* e = made.get();
     owned_.push_back(std::move(made));
     by_name_.emplace(inst.name, elements_.size());

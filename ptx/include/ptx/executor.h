@@ -14,6 +14,7 @@
 #include "ptx/errors.h"
 #include "ptx/ir.h"
 #include "ptx/memory.h"
+#include "ptx/unit_class.h"
 
 namespace cnuas::ptx {
 
@@ -91,10 +92,6 @@ struct LaunchStats {
   std::uint64_t ctas = 0;
   std::uint64_t global_bytes = 0;  // bytes global loads, stores and atomics touched
 };
-
-// Functional-unit class of an instruction, for a timing model.
-enum class UnitClass : std::uint8_t { Int, Fp32, Fp64, Sfu, Tensor, Memory, Control, Sync };
-UnitClass unit_class(const Instruction& inst);
 
 // One issued warp instruction, as the step interface reports it.
 struct StepRecord {

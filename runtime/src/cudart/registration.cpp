@@ -83,8 +83,10 @@ cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, std::size_t* sha
   return cudaSuccess;
 }
 
-// The kernel handle nvcc caches is the host stub's address itself.
+// The kernel handle nvcc caches is the host stub's address itself. The lock:
+// another thread may be registering a module (a library loaded later).
 cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* host_fun) {
+  std::lock_guard<std::recursive_mutex> guard(Runtime::lock());
   if (!kernel) return cudaErrorInvalidValue;
   *kernel = reinterpret_cast<cudaKernel_t>(const_cast<void*>(host_fun));
   return Registrations::get().kernels.count(host_fun) ? cudaSuccess

@@ -2,6 +2,7 @@
 // and launch with cuLaunchKernel. It drives the same runtime engine (and so
 // the same simulated platform) as libcudart.so.13.
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -225,10 +226,12 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned, void*
 }
 
 CUresult cuModuleLoad(CUmodule* module, const char* path) {
+  std::lock_guard<std::recursive_mutex> guard(Runtime::lock());  // guards `images`
   if (!path) return kInvalidValue;
   std::ifstream in(path, std::ios::binary);
   if (!in) return kFileNotFound;
-  static std::vector<std::string> images;  // a module may refer to its image for good
+  // A module may refer to its image for good; a deque never moves its elements.
+  static std::deque<std::string> images;
   images.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   return cuModuleLoadData(module, images.back().c_str());
 }

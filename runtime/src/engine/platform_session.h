@@ -10,11 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "gpu/device.h"
 #include "run/simulation.h"
-
-namespace cnuas::gpu {
-class PerformanceGpu;
-}
 
 namespace cnuas::cuda {
 
@@ -22,36 +19,21 @@ struct SessionOptions {
   std::string platform_file;  // empty: the embedded default platform
   std::string trace_path, stats_path, perfetto_path;
   std::vector<std::string> sets;
-  // Overrides of every GPU's kernel timing (empty: the platform's own).
-  std::string gpu_mode, gpu_kernel_modes, gpu_architecture, gpu_sample_cycles;
+  // Fields set on every element that declares them (the GPU options: mode,
+  // kernel_modes, architecture, sample_cycles), after the sets.
+  std::vector<RunOptions::FieldOverride> field_overrides;
 };
 
-// How the runtime times a PTX kernel on a GPU.
-enum class KernelTiming { Analytic, Performance, Functional };
-
-// What the runtime tells the program about one GPU, from its element's profile.
-struct DeviceDesc {
-  std::string element;  // instance name, "gpu[1]"
-  std::string name;
-  unsigned arch = 90;  // compute capability x 10
-  std::uint32_t sm_count = 0;
-  std::uint64_t clock_khz = 0;
-  std::uint64_t memory_bytes = 0;
-  std::uint64_t l2_bytes = 0;
-  std::uint32_t bus_width = 0;
-  KernelTiming timing = KernelTiming::Analytic;
-  std::map<std::string, KernelTiming> kernel_timing;  // per-kernel overrides
-  gpu::PerformanceGpu* performance = nullptr;         // when any kernel runs in performance mode
-
-  KernelTiming timing_of(const std::string& kernel) const {
-    auto it = kernel_timing.find(kernel);
-    return it == kernel_timing.end() ? timing : it->second;
-  }
+// One CUDA device: a platform element that implements gpu::Device.
+struct DeviceDesc : gpu::DeviceDescription {
+  gpu::Device* device = nullptr;
 };
 
 class PlatformSession {
  public:
-  // Throws InputError for a bad platform or one without a host and a GPU.
+  // Boots the platform: elaborates it and takes every element that is a
+  // gpu::Device as a CUDA device, in platform order. Throws InputError for a
+  // bad platform or one without a host and a device.
   explicit PlatformSession(const SessionOptions& options);
   ~PlatformSession();
 
@@ -81,7 +63,6 @@ class PlatformSession {
 
  private:
   std::unique_ptr<Simulation> simulation_;
-  std::vector<std::unique_ptr<gpu::PerformanceGpu>> performance_;
   std::vector<DeviceDesc> devices_;
   std::string host_;
   std::map<std::pair<std::string, std::string>, const Route*> routes_;

@@ -35,25 +35,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
 thread_local int t_device = 0;
 thread_local cudaError_t t_last_error = cudaSuccess;
 
-// Architecture limits by compute capability major version (CUDA programming
-// guide, "Technical Specifications per Compute Capability").
-struct ArchLimits {
-  int max_blocks_per_sm;
-  int max_threads_per_sm;
-  std::size_t shared_per_sm;
-  std::size_t shared_per_block_optin;
-  int regs_per_sm;
-};
-ArchLimits limits_for(unsigned arch) {
-  if (arch >= 100) return {32, 2048, 228 << 10, 227 << 10, 65536};
-  if (arch >= 90) return {32, 2048, 228 << 10, 227 << 10, 65536};
-  if (arch == 80) return {32, 2048, 164 << 10, 163 << 10, 65536};
-  if (arch >= 86) return {16, 1536, 100 << 10, 99 << 10, 65536};
-  if (arch >= 75) return {16, 1024, 64 << 10, 64 << 10, 65536};
-  if (arch >= 70) return {32, 2048, 96 << 10, 96 << 10, 65536};
-  return {32, 2048, 96 << 10, 48 << 10, 65536};
-}
-
 }  // namespace
 
 std::recursive_mutex& Runtime::lock() {
@@ -61,6 +42,10 @@ std::recursive_mutex& Runtime::lock() {
   return m;
 }
 
+// The runtime, and with it the platform, lives until the process ends, on
+// purpose: programs make CUDA calls from static destructors, which run after
+// exit handlers, so it is never destroyed. An exit handler writes the outputs
+// (finish); the operating system takes the memory back.
 Runtime& Runtime::get() {
   static Runtime* runtime = nullptr;
   if (!runtime) {
@@ -78,6 +63,11 @@ Runtime& Runtime::get() {
   return *runtime;
 }
 
+// Every setting of a run comes from the environment (cnuas exec turns its
+// options into these variables): read here, once. A GPU option is an override
+// of the field of that name on every element that declares it, applied after
+// the platform's own values and the --set overrides (docs/user-guide.md,
+// "Where a value comes from").
 Runtime::Runtime() {
   SessionOptions options;
   options.platform_file = env("CNUAS_PLATFORM");
@@ -85,10 +75,9 @@ Runtime::Runtime() {
   options.stats_path = env("CNUAS_STATS");
   options.perfetto_path = env("CNUAS_PERFETTO");
   options.sets = split(env("CNUAS_SET"), ';');
-  options.gpu_mode = env("CNUAS_GPU_MODE");
-  options.gpu_kernel_modes = env("CNUAS_GPU_KERNEL_MODES");
-  options.gpu_architecture = env("CNUAS_GPU_ARCH");
-  options.gpu_sample_cycles = env("CNUAS_GPU_SAMPLE");
+  for (const gpu::DeviceOption& o : gpu::kDeviceOptions)
+    if (!env(o.variable).empty())
+      options.field_overrides.push_back({o.field, env(o.variable), o.variable});
   gpu_stats_path_ = env("CNUAS_GPU_STATS");
   gpu_report_dir_ = env("CNUAS_GPU_REPORT");
   log_level_ = env("CNUAS_LOG");
@@ -98,10 +87,10 @@ Runtime::Runtime() {
   session_ = std::make_unique<PlatformSession>(options);
   timeline_ = std::make_unique<Timeline>(*session_);
   timeline_->on_sync([this] { flush_printf(); });
-  executor_ = std::make_unique<ptx::Executor>(memory_, printf_);
   for (std::size_t i = 0; i < session_->devices().size(); ++i) {
     DeviceState d;
     d.desc = session_->devices()[i];
+    d.desc.device->attach(memory_, printf_);
     d.legacy = std::make_unique<Stream>();
     d.legacy->device = static_cast<int>(i);
     d.legacy->legacy = true;
@@ -137,7 +126,8 @@ void Runtime::finish() {
 void Runtime::keep_performance_run(const DeviceDesc& device, gpu::KernelRun run) {
   if (gpu_stats_path_.empty() && gpu_report_dir_.empty()) return;
   if (performance_runs_.size() >= kKeptSeries) run.windows.clear();
-  performance_runs_.push_back({device.element, &device.performance->arch(), std::move(run)});
+  performance_runs_.push_back(
+      {device.element, device.device->performance_architecture(), std::move(run)});
 }
 
 // The performance model's statistics (JSON) and report (HTML + SVG), when asked for.
@@ -158,7 +148,8 @@ void Runtime::write_gpu_outputs() {
     // time between kernels is not in them).
     j["devices"] = nlohmann::json::array();
     for (const DeviceState& d : devices_) {
-      if (!d.desc.performance) continue;
+      const gpu::ArchConfig* arch = d.desc.device->performance_architecture();
+      if (!arch) continue;
       gpu::Counters sum;
       std::uint64_t cycles = 0, kernels = 0;
       for (const PerformanceKernel& k : performance_runs_)
@@ -168,9 +159,9 @@ void Runtime::write_gpu_outputs() {
           ++kernels;
         }
       if (kernels == 0) continue;
-      nlohmann::json dj = gpu::summary_json(sum, d.desc.performance->arch(), cycles);
+      nlohmann::json dj = gpu::summary_json(sum, *arch, cycles);
       dj["device"] = d.desc.element;
-      dj["architecture"] = d.desc.performance->arch().name;
+      dj["architecture"] = arch->name;
       dj["kernels"] = kernels;
       j["devices"].push_back(std::move(dj));
     }
@@ -235,175 +226,6 @@ cudaError_t Runtime::set_device(int device) {
   return cudaSuccess;
 }
 
-void Runtime::fill_properties(cudaDeviceProp& p, int device) const {
-  const DeviceDesc& d = devices_[static_cast<std::size_t>(device)].desc;
-  const ArchLimits lim = limits_for(d.arch);
-  std::memset(&p, 0, sizeof p);
-  std::snprintf(p.name, sizeof p.name, "%s", d.name.c_str());
-  for (int i = 0; i < 16; ++i) p.uuid.bytes[i] = static_cast<char>(0xC0 + device * 16 + i);
-  p.totalGlobalMem = d.memory_bytes;
-  p.sharedMemPerBlock = 48 << 10;
-  p.regsPerBlock = 65536;
-  p.warpSize = 32;
-  p.memPitch = 2147483647;
-  p.maxThreadsPerBlock = 1024;
-  p.maxThreadsDim[0] = 1024;
-  p.maxThreadsDim[1] = 1024;
-  p.maxThreadsDim[2] = 64;
-  p.maxGridSize[0] = 2147483647;
-  p.maxGridSize[1] = 65535;
-  p.maxGridSize[2] = 65535;
-  p.totalConstMem = 64 << 10;
-  p.major = static_cast<int>(d.arch / 10);
-  p.minor = static_cast<int>(d.arch % 10);
-  p.textureAlignment = 512;
-  p.texturePitchAlignment = 32;
-  p.multiProcessorCount = static_cast<int>(d.sm_count);
-  p.canMapHostMemory = 1;
-  p.maxTexture1D = 131072;
-  p.maxTexture2D[0] = p.maxTexture2D[1] = 131072;
-  p.maxTexture3D[0] = p.maxTexture3D[1] = p.maxTexture3D[2] = 16384;
-  p.maxTexture1DLayered[0] = 32768;
-  p.maxTexture1DLayered[1] = 2048;
-  p.maxTexture2DLayered[0] = p.maxTexture2DLayered[1] = 32768;
-  p.maxTexture2DLayered[2] = 2048;
-  p.maxSurface1D = 32768;
-  p.maxSurface2D[0] = 131072;
-  p.maxSurface2D[1] = 65536;
-  p.surfaceAlignment = 512;
-  p.concurrentKernels = 1;
-  p.pciBusID = device + 1;
-  p.asyncEngineCount = 2;
-  p.unifiedAddressing = 1;
-  p.memoryBusWidth = static_cast<int>(d.bus_width);
-  p.l2CacheSize = static_cast<int>(d.l2_bytes);
-  p.maxThreadsPerMultiProcessor = lim.max_threads_per_sm;
-  p.streamPrioritiesSupported = 1;
-  p.globalL1CacheSupported = 1;
-  p.localL1CacheSupported = 1;
-  p.sharedMemPerMultiprocessor = lim.shared_per_sm;
-  p.regsPerMultiprocessor = lim.regs_per_sm;
-  p.managedMemory = 1;
-  p.concurrentManagedAccess = 1;
-  p.cooperativeLaunch = 1;
-  p.sharedMemPerBlockOptin = lim.shared_per_block_optin;
-  p.maxBlocksPerMultiProcessor = lim.max_blocks_per_sm;
-  p.reservedSharedMemPerBlock = 1024;
-  p.hostRegisterSupported = 1;
-  p.memoryPoolsSupported = 1;
-  p.clusterLaunch = d.arch >= 90;
-}
-
-cudaError_t Runtime::attribute(int* value, int attr, int device) const {
-  if (!value) return cudaErrorInvalidValue;
-  if (device < 0 || device >= device_count()) return cudaErrorInvalidDevice;
-  cudaDeviceProp p;
-  fill_properties(p, device);
-  const DeviceDesc& d = devices_[static_cast<std::size_t>(device)].desc;
-  switch (attr) {
-    case 1:
-      *value = p.maxThreadsPerBlock;
-      return cudaSuccess;
-    case 2:
-    case 3:
-    case 4:
-      *value = p.maxThreadsDim[attr - 2];
-      return cudaSuccess;
-    case 5:
-    case 6:
-    case 7:
-      *value = p.maxGridSize[attr - 5];
-      return cudaSuccess;
-    case 8:
-      *value = static_cast<int>(p.sharedMemPerBlock);
-      return cudaSuccess;
-    case 9:
-      *value = static_cast<int>(p.totalConstMem);
-      return cudaSuccess;
-    case 10:
-      *value = 32;
-      return cudaSuccess;
-    case 12:
-      *value = p.regsPerBlock;
-      return cudaSuccess;
-    case 13:
-      *value = static_cast<int>(d.clock_khz);
-      return cudaSuccess;
-    case 14:
-      *value = static_cast<int>(p.textureAlignment);
-      return cudaSuccess;
-    case 16:
-      *value = p.multiProcessorCount;
-      return cudaSuccess;
-    case 19:
-      *value = 1;
-      return cudaSuccess;
-    case 31:
-      *value = 1;
-      return cudaSuccess;
-    case 33:
-      *value = p.pciBusID;
-      return cudaSuccess;
-    case 37:
-      *value = p.memoryBusWidth;
-      return cudaSuccess;
-    case 38:
-      *value = p.l2CacheSize;
-      return cudaSuccess;
-    case 39:
-      *value = p.maxThreadsPerMultiProcessor;
-      return cudaSuccess;
-    case 40:
-      *value = p.asyncEngineCount;
-      return cudaSuccess;
-    case 41:
-      *value = 1;
-      return cudaSuccess;
-    case 75:
-      *value = p.major;
-      return cudaSuccess;
-    case 76:
-      *value = p.minor;
-      return cudaSuccess;
-    case 78:
-      *value = 1;
-      return cudaSuccess;
-    case 81:
-      *value = static_cast<int>(p.sharedMemPerMultiprocessor);
-      return cudaSuccess;
-    case 82:
-      *value = p.regsPerMultiprocessor;
-      return cudaSuccess;
-    case 83:
-      *value = 1;
-      return cudaSuccess;
-    case 89:
-      *value = 1;
-      return cudaSuccess;
-    case 95:
-      *value = 1;
-      return cudaSuccess;
-    case 97:
-      *value = static_cast<int>(p.sharedMemPerBlockOptin);
-      return cudaSuccess;
-    case 106:
-      *value = p.maxBlocksPerMultiProcessor;
-      return cudaSuccess;
-    case 111:
-      *value = static_cast<int>(p.reservedSharedMemPerBlock);
-      return cudaSuccess;
-    case 115:
-      *value = 1;
-      return cudaSuccess;
-    case 120:
-      *value = p.clusterLaunch;
-      return cudaSuccess;
-    default:
-      *value = 0;
-      return cudaSuccess;  // features the simulated part does not have
-  }
-}
-
 bool Runtime::can_access_peer(int device, int peer) {
   if (device == peer || device < 0 || peer < 0 || device >= device_count() ||
       peer >= device_count())
@@ -439,11 +261,12 @@ Stream* Runtime::stream(cudaStream_t s) {
 }
 
 Stream* Runtime::create_stream(unsigned flags, int priority) {
-  auto* s = new Stream();
+  auto owned = std::make_unique<Stream>();
+  Stream* s = owned.get();
   s->device = current_device();
   s->flags = flags;
   s->priority = priority;
-  streams_.insert(s);
+  streams_.emplace(s, std::move(owned));
   timeline_->add_stream(s);
   return s;
 }
@@ -454,7 +277,6 @@ cudaError_t Runtime::destroy_stream(cudaStream_t handle) {
   // Work already issued still completes (CUDA semantics); it keeps the commands alive.
   timeline_->remove_stream(s);
   streams_.erase(s);
-  delete s;
   return cudaSuccess;
 }
 
@@ -464,10 +286,11 @@ Event* Runtime::event(cudaEvent_t e) {
 }
 
 Event* Runtime::create_event(unsigned flags) {
-  auto* e = new Event();
+  auto owned = std::make_unique<Event>();
+  Event* e = owned.get();
   e->flags = flags;
   e->device = current_device();
-  events_.insert(e);
+  events_.emplace(e, std::move(owned));
   return e;
 }
 
@@ -475,7 +298,6 @@ cudaError_t Runtime::destroy_event(cudaEvent_t handle) {
   Event* e = event(handle);
   if (!e) return record(cudaErrorInvalidResourceHandle);
   events_.erase(e);
-  delete e;
   return cudaSuccess;
 }
 

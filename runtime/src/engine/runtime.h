@@ -13,9 +13,10 @@
 #include <vector>
 
 #include "cuda_abi.h"
+#include "engine/host_mappings.h"
 #include "engine/timeline.h"
 #include "fatbin.h"
-#include "gpu/gpu_model.h"
+#include "gpu/device.h"
 #include "ptx/executor.h"
 #include "ptx/memory.h"
 
@@ -205,14 +206,15 @@ class Runtime {
   std::unique_ptr<Timeline> timeline_;
   std::vector<DeviceState> devices_;
   ptx::DeviceMemory memory_;
+  HostMappings host_mappings_;  // managed and pinned host memory
   ptx::TextureTable textures_;
   std::ostringstream printf_;
-  std::unique_ptr<ptx::Executor> executor_;
   std::map<std::uint64_t, Allocation> allocations_;
   std::map<const void*, std::unique_ptr<Array>> arrays_;
   std::map<std::pair<Module*, std::string>, std::unique_ptr<Kernel>> named_kernels_;
-  std::set<Stream*> streams_;
-  std::set<Event*> events_;
+  // Streams and events the program created, by the handle it holds.
+  std::map<Stream*, std::unique_ptr<Stream>> streams_;
+  std::map<Event*, std::unique_ptr<Event>> events_;
   std::set<std::string> unsupported_named_;
   cudaError_t fault_ = cudaSuccess;  // the first kernel fault; later kernels do not run
   CommandPtr fault_command_;
@@ -230,7 +232,7 @@ class Runtime {
   // the first kKeptSeries kernels only (a training loop launches millions).
   static constexpr std::size_t kKeptSeries = 256;
   void keep_performance_run(const DeviceDesc& device, gpu::KernelRun run);
-  bool warned_clusters_ = false;
+  std::set<std::string> notes_given_;  // what a device said of a launch, once each
   void write_gpu_outputs();
 };
 

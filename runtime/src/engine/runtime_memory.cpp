@@ -59,13 +59,12 @@ cudaError_t Runtime::malloc_device(void** ptr, std::size_t bytes, int dev) {
 
 cudaError_t Runtime::malloc_host(void** ptr, std::size_t bytes, MemoryKind kind) {
   if (!ptr) return record(cudaErrorInvalidValue);
-  const std::size_t rounded = ((bytes ? bytes : 1) + 4095) / 4096 * 4096;
-  void* p = std::aligned_alloc(4096, rounded);
+  const std::size_t rounded = HostMappings::rounded(bytes);
+  void* p = host_mappings_.map(rounded);
   if (!p) {
     *ptr = nullptr;
     return record(cudaErrorMemoryAllocation);
   }
-  std::memset(p, 0, rounded);
   memory_.adopt(p, rounded);
   allocations_[address(p)] = {address(p), rounded, current_device(), kind};
   if (kind == MemoryKind::Managed) device(current_device()).allocated += rounded;
@@ -102,7 +101,8 @@ cudaError_t Runtime::free(void* ptr, MemoryKind expect) {
   memory_.free(a.base);
   if (a.kind == MemoryKind::Device || a.kind == MemoryKind::Managed)
     device(a.device).allocated -= a.bytes;
-  if (a.kind == MemoryKind::Host || a.kind == MemoryKind::Managed) std::free(ptr);
+  if (a.kind == MemoryKind::Host || a.kind == MemoryKind::Managed)
+    host_mappings_.unmap(ptr, a.bytes);
   return sticky();
 }
 

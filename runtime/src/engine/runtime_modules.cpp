@@ -221,38 +221,26 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
   config->textures = &textures_;
   auto cmd = std::make_shared<Command>();
   cmd->name = k.name;
-  cmd->route = &session_->local(device(s->device).desc.element);
-  Kernel* kernel = &k;
   const DeviceDesc& desc = device(s->device).desc;
-  KernelTiming timing = desc.timing_of(k.name);
-  const bool clusters = config->cluster.count() > 1 ||
-                        f->cluster_dims[0] * f->cluster_dims[1] * f->cluster_dims[2] > 1;
-  if (timing == KernelTiming::Performance && clusters) {
-    // The model places single CTAs on SMs; clustered kernels are timed analytically.
-    if (!warned_clusters_ && log_level_ != "quiet")
-      std::cerr << "cnuas: kernel " << k.name
-                << " runs in thread-block clusters, which the performance model does not place; "
-                   "it is timed analytically\n";
-    warned_clusters_ = true;
-    timing = KernelTiming::Analytic;
-  }
-  cmd->start = [this, kernel, config, timing, &desc](Command& c) {
-    ptx::LaunchStats stats;
+  cmd->route = &session_->local(desc.element);
+  gpu::KernelLaunch launch;
+  launch.module = k.module->loaded.get();
+  launch.kernel = k.name;
+  launch.clustered = config->cluster.count() > 1 ||
+                     f->cluster_dims[0] * f->cluster_dims[1] * f->cluster_dims[2] > 1;
+  // The device executes the kernel when its stream lets it run, so that it
+  // sees the memory every earlier command left.
+  cmd->start = [this, launch, config, &desc](Command& c) mutable {
     if (fault_ == cudaSuccess) {
+      launch.config = config.get();
       try {
-        if (timing == KernelTiming::Performance) {
-          gpu::KernelRun run =
-              desc.performance->run(*executor_, *kernel->module->loaded, kernel->name, *config);
-          c.dims.set(WorkDim::DeviceTime, run.time_ps);
-          // The platform's power roll-up draws the counted dynamic energy (its
-          // idle_power already covers the static part).
-          const gpu::Energy e = gpu::energy_of(run.total, desc.performance->arch(), run.time_ps);
-          c.dims.set(WorkDim::DeviceEnergy,
-                     static_cast<std::uint64_t>(std::llround((e.total() - e.idle) * 1e12)));
-          keep_performance_run(desc, std::move(run));
-          return;
-        }
-        stats = executor_->launch(*kernel->module->loaded, kernel->name, *config);
+        gpu::KernelOutcome outcome = desc.device->execute(launch);
+        if (!outcome.note.empty() && notes_given_.insert(outcome.note).second &&
+            log_level_ != "quiet")
+          std::cerr << "cnuas: " << outcome.note << "\n";
+        c.dims = outcome.dims;
+        if (outcome.run) keep_performance_run(desc, std::move(*outcome.run));
+        return;
       } catch (const ptx::ExecutionError& e) {
         fault_ = fault_code(e.what());
         fault_command_ = c.shared_from_this();
@@ -263,12 +251,7 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
         if (log_level_ != "quiet") std::cerr << "cnuas: launch failed: " << e.what() << "\n";
       }
     }
-    if (timing == KernelTiming::Functional || fault_ != cudaSuccess) {
-      c.dims.set(WorkDim::DeviceTime, 0);  // results only: the kernel takes its launch overhead
-      return;
-    }
-    c.dims.set(WorkDim::WarpInstructions, stats.warp_instructions);
-    c.dims.set(WorkDim::Bytes, stats.global_bytes);
+    c.dims.set(WorkDim::DeviceTime, 0);  // a faulted kernel takes its launch overhead
   };
   submit(*s, cmd);
   return cudaSuccess;
