@@ -89,7 +89,7 @@ const Route& PlatformSession::local(const std::string& element) {
 
 void PlatformSession::inject(std::uint64_t id, const std::string& name, const Route& route,
                              const WorkDims& dims, bool read, std::uint64_t ready_ps) {
-  RunContext& context = RunContext::current();
+  RunContext& context = simulation_->context();
   const OperationSpec& spec = context.add_spec({name, dims, false, read, ""});
   Operation op;
   op.spec = &spec;
@@ -107,13 +107,13 @@ std::uint64_t PlatformSession::now_ps() const {
 
 void PlatformSession::run() {
   sc_core::sc_start();
-  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
+  simulation_->context().throw_if_failed();
 }
 
 void PlatformSession::run_until(std::uint64_t until_ps) {
   const std::uint64_t now = now_ps();
   if (until_ps > now) sc_core::sc_start(ps_time(until_ps - now), sc_core::SC_RUN_TO_TIME);
-  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
+  simulation_->context().throw_if_failed();
 }
 
 void PlatformSession::finish() {
