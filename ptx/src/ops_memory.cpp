@@ -200,11 +200,18 @@ u64 atomic_op(Mode m, Type t, u64 old, u64 b, u64 c) {
 template <unsigned B>
 inline std::uint8_t* fast_resolve(Ctx& c, const Access& acc, unsigned lane, u64 a) {
   std::uint8_t* p = nullptr;
-  switch (acc.space) {
+  Space space = acc.space;
+  switch (space) {
     case Space::Shared:
     case Space::SharedCta:
       if (a + B <= c.s.shared.size()) p = c.s.shared.data() + a;
       break;
+    case Space::None:
+    case Space::Generic:
+      // Below the shared, local and cluster windows or above them: global.
+      if (a - kSharedWindow < kClusterWindow + 16 * kWindowSize - kSharedWindow) break;
+      space = Space::Global;
+      [[fallthrough]];
     case Space::Global:
       p = c.s.memory->find(a, B);
       if (p) c.s.stats.global_bytes += B;
@@ -212,22 +219,40 @@ inline std::uint8_t* fast_resolve(Ctx& c, const Access& acc, unsigned lane, u64 
     case Space::Const:
       p = c.s.memory->find(a, B);
       break;
+    case Space::Param:  // a kernel parameter named by its symbol (nvcc's ld.param)
+      if (!acc.write && acc.addr.has_symbol && acc.addr.symbol_kind == SymbolKind::KernelParam &&
+          a + B <= c.s.config->params.size() && a + B >= a)
+        p = const_cast<std::uint8_t*>(c.s.config->params.data()) + a;
+      break;
     default:
       break;
   }
   if (!p) return acc.resolve(lane, a, B);  // fills the record itself
   if (c.record) {
     c.record->addresses[lane] = a;
-    c.record->space = acc.space;
+    c.record->space = space;
     c.record->access_bytes = B;
   }
   return p;
 }
 
+// Access::address with the operand's register row and constant part found
+// once per instruction instead of once per lane.
+struct LaneAddress {
+  const u64* base;  // the address register's lanes, or null
+  u64 offset;
+  LaneAddress(Ctx& c, const Access& acc)
+      : base(acc.addr.reg >= 0 ? c.reg(acc.addr.reg) : nullptr),
+        offset(static_cast<u64>(acc.addr.imm) +
+               (acc.addr.reg < 0 && acc.addr.has_symbol ? c.symbol_value(acc.addr, 0) : 0)) {}
+  u64 operator()(unsigned lane) const { return (base ? base[lane] : 0) + offset; }
+};
+
 template <unsigned B>
 void load_lanes(Ctx& c, const Access& acc, u64* d, unsigned width, bool sign) {
+  const LaneAddress address(c, acc);
   each_lane(c.mask, [&](unsigned l) {
-    const std::uint8_t* p = fast_resolve<B>(c, acc, l, acc.address(l));
+    const std::uint8_t* p = fast_resolve<B>(c, acc, l, address(l));
     u64 v = 0;
     std::memcpy(&v, p, B);
     if (sign) v = static_cast<u64>(sign_extend(v, B * 8));
@@ -255,8 +280,9 @@ void load_scalar(Ctx& c, const Instruction& i, const Access& acc, u64* d, unsign
 
 template <unsigned B>
 void store_lanes(Ctx& c, const Access& acc, const u64* v) {
+  const LaneAddress address(c, acc);
   each_lane(c.mask, [&](unsigned l) {
-    std::uint8_t* p = fast_resolve<B>(c, acc, l, acc.address(l));
+    std::uint8_t* p = fast_resolve<B>(c, acc, l, address(l));
     std::memcpy(p, &v[l], B);
   });
 }
