@@ -109,9 +109,10 @@ int main(int argc, char** argv) {
   }
   int wrong = 0;
   for (int v = 0; v < n; ++v) wrong += cost[v] != expect[v];
-  std::printf("bfs: %d nodes, %d edges, %d levels (%d launches) in %.3f s wall "
-              "(%.1f launches/s)\n",
-              n, static_cast<int>(adj.size()), levels, 2 * levels, wall, 2 * levels / wall);
+  std::printf(
+      "bfs: %d nodes, %d edges, %d levels (%d launches) in %.3f s wall "
+      "(%.1f launches/s)\n",
+      n, static_cast<int>(adj.size()), levels, 2 * levels, wall, 2 * levels / wall);
   // One pass per depth, plus the last one that finds nothing new.
   CHECK(levels == depth + 1);
   CHECK(wrong == 0);

@@ -140,11 +140,12 @@ int main(int argc, char** argv) {
     error = std::fmax(error, std::fabs(x[i] - 1.0));
   }
   const double relative = std::sqrt(rr / b_norm2), true_relative = std::sqrt(true_rr / b_norm2);
-  std::printf("cg: %d unknowns, %d iterations (%d launches, %d scalar copies) in %.3f s wall "
-              "(%.1f iterations/s); |r|/|b| = %.3e (recomputed on the host %.3e), "
-              "max |x - 1| = %.3e\n",
-              n, iterations, 4 * iterations, 2 * iterations, wall, iterations / wall, relative,
-              true_relative, error);
+  std::printf(
+      "cg: %d unknowns, %d iterations (%d launches, %d scalar copies) in %.3f s wall "
+      "(%.1f iterations/s); |r|/|b| = %.3e (recomputed on the host %.3e), "
+      "max |x - 1| = %.3e\n",
+      n, iterations, 4 * iterations, 2 * iterations, wall, iterations / wall, relative,
+      true_relative, error);
   const double pi = 3.14159265358979323846;
   const double lambda_min = 8 * std::pow(std::sin(pi / (2 * (side + 1))), 2);
   CHECK(std::fabs(true_relative - relative) <= 1e-8 + 1e-6 * relative);

@@ -116,9 +116,10 @@ int main(int argc, char** argv) {
     wrong += out[2 * i + 1] != kMissing;
   }
   for (unsigned k : keys) used += k != kEmpty;
-  std::printf("hash table: %u keys in %u slots; insert %.3f s wall (%.2f M keys/s), "
-              "lookup of %u keys %.3f s wall (%.2f M keys/s)\n",
-              n, slots, insert_s, n / insert_s / 1e6, 2 * n, lookup_s, 2 * n / lookup_s / 1e6);
+  std::printf(
+      "hash table: %u keys in %u slots; insert %.3f s wall (%.2f M keys/s), "
+      "lookup of %u keys %.3f s wall (%.2f M keys/s)\n",
+      n, slots, insert_s, n / insert_s / 1e6, 2 * n, lookup_s, 2 * n / lookup_s / 1e6);
   CHECK(wrong == 0);
   CHECK(used == n);
   std::printf("PASS\n");
