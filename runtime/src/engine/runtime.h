@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/kernel/log.h"
 #include "cuda_abi.h"
 #include "engine/host_mappings.h"
 #include "engine/timeline.h"
@@ -219,7 +220,7 @@ class Runtime {
   cudaError_t fault_ = cudaSuccess;  // the first kernel fault; later kernels do not run
   CommandPtr fault_command_;
   bool finished_ = false;
-  std::string log_level_;
+  LogLevel log_level_ = LogLevel::Warning;  // CNUAS_LOG
   // Kernels timed by the performance model, for CNUAS_GPU_STATS and CNUAS_GPU_REPORT.
   struct PerformanceKernel {
     std::string device;
