@@ -99,6 +99,8 @@ void DeviceMemory::free(std::uint64_t addr) {
   allocated_ -= f->second.size;
   if (hit_base_ == addr) hit_base_ = hit_end_ = 0, hit_data_ = nullptr;
   const std::uint64_t mapping = f->second.mapping;
+  for (Recent& r : recent_)
+    if (r.base == addr) r = Recent{};
   blocks_.erase(f);
   // The last allocation of a mapping unmaps its pages; their addresses are
   // not used again, so a stale pointer faults.
@@ -110,14 +112,24 @@ void DeviceMemory::free(std::uint64_t addr) {
 }
 
 std::uint8_t* DeviceMemory::find_slow(std::uint64_t addr, std::uint64_t bytes) {
+  if (addr + bytes < addr) return nullptr;
+  for (const Recent& r : recent_)
+    if (addr >= r.base && addr + bytes <= r.end) {
+      hit_base_ = r.base;
+      hit_end_ = r.end;
+      hit_data_ = r.data;
+      return hit_data_ + (addr - r.base);
+    }
   auto f = blocks_.upper_bound(addr);
   if (f == blocks_.begin()) return nullptr;
   --f;
   const std::uint64_t base = f->first, end = base + f->second.size;
-  if (addr + bytes > end || addr + bytes < addr) return nullptr;
+  if (addr + bytes > end) return nullptr;
   hit_base_ = base;
   hit_end_ = end;
   hit_data_ = f->second.data;
+  recent_[recent_next_] = {base, end, hit_data_};
+  recent_next_ = (recent_next_ + 1) % kRecent;
   return hit_data_ + (addr - base);
 }
 

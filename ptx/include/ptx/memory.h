@@ -143,6 +143,16 @@ class DeviceMemory {
   // The last allocation hit: most accesses of a kernel fall in the same few.
   std::uint64_t hit_base_ = 0, hit_end_ = 0;
   std::uint8_t* hit_data_ = nullptr;
+  // The allocations hit most recently before it, tried before the map: a
+  // kernel that reads and writes several arrays in turn (a graph's offsets,
+  // edges and flags) would otherwise search the map at almost every access.
+  struct Recent {
+    std::uint64_t base = 0, end = 0;
+    std::uint8_t* data = nullptr;
+  };
+  static constexpr unsigned kRecent = 8;
+  Recent recent_[kRecent];
+  unsigned recent_next_ = 0;  // the entry to replace next
 };
 
 }  // namespace cnuas::ptx
