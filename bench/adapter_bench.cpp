@@ -15,12 +15,12 @@
 #include <memory>
 #include <vector>
 
-#include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <systemc>
 
 #include "basic/pipe.h"
 #include "core/inputs/profile.h"
 #include "core/kernel/run_context.h"
+#include "core/kernel/stage_protocol.h"
 
 using Clock = std::chrono::steady_clock;
 using namespace cnuas;
@@ -47,9 +47,7 @@ struct Baseline : sc_core::sc_module {
 };
 
 struct Injector : sc_core::sc_module {
-  tlm_utils::multi_passthrough_initiator_socket<Injector, 32, tlm::tlm_base_protocol_types, 0,
-                                                sc_core::SC_ZERO_OR_MORE_BOUND>
-      out;
+  StageInitiatorSocket<Injector> out;
   SC_HAS_PROCESS(Injector);
   Injector(sc_core::sc_module_name n, sc_core::sc_event& go) : sc_module(n), out("out") {
     out.register_nb_transport_bw(this, &Injector::nb_transport_bw);
@@ -94,7 +92,8 @@ int sc_main(int argc, char* argv[]) {
   const std::size_t ops_per_stream = stages / elements / streams;
   const std::uint64_t total_stages = ops_per_stream * streams * elements;
 
-  RunContext& context = RunContext::current();
+  // The benchmark's run; declared before the elements, so destroyed after them.
+  RunContext context;
   context.scheduler();
   context.trace_enabled = keep_trace;
   Baseline baseline("baseline", total_stages);
@@ -114,7 +113,6 @@ int sc_main(int argc, char* argv[]) {
   Route route;
   for (auto& p : chain) route.path.push_back(p.get());
   route.out_port.assign(route.path.size(), 0);
-  route.in_port.assign(route.path.size(), 0);
   const Route& shared = context.add_route(route);
   for (std::size_t s = 0; s < streams; ++s) {
     WorkDims dims;

@@ -1,5 +1,6 @@
 // The `cnuas` subcommands. Each returns the process exit code and throws
-// InputError (exit 2) for bad input.
+// InputError (exit 2) for bad input; anything else thrown (InternalError, a
+// model's own exception) is an internal error (exit 1).
 #pragma once
 
 #include <string>

@@ -18,6 +18,7 @@
 #include "core/kernel/errors.h"
 #include "gpu/arch_config.h"
 #include "gpu/device.h"
+#include "run/program_settings.h"
 #include "run/simulation.h"
 
 namespace po = boost::program_options;
@@ -50,7 +51,11 @@ int exec_command(const std::vector<std::string>& args) {
       "stats", po::value(&stats), "write statistics as JSON at exit")(
       "perfetto", po::value(&perfetto), "write a Perfetto/Chrome JSON trace at exit")(
       "set", po::value(&sets)->composing(), "override a field: ELEMENT.FIELD=VALUE (repeatable)")(
-      "log", po::value(&log), "runtime messages: quiet, warning (default) or info")(
+      "log", po::value(&log),
+      "runtime and element messages: quiet, warning (default), info or debug")(
+      "strict-memory",
+      "a kernel access past the end of an allocation faults even where the GPU lets it "
+      "through (inside the allocation's mapped 2 MiB page)")(
       "gpu-mode", po::value(&gpu_mode),
       "kernel timing on every GPU: analytic, performance or functional (default: the platform's)")(
       "gpu-kernel-modes", po::value(&gpu_kernel_modes),
@@ -68,32 +73,21 @@ int exec_command(const std::vector<std::string>& args) {
     std::cout << opts
               << "\nThe program must be built with nvcc -cudart shared. The same settings "
                  "as environment variables: CNUAS_PLATFORM, CNUAS_TRACE, CNUAS_STATS, "
-                 "CNUAS_PERFETTO, CNUAS_SET (';'-separated), CNUAS_LOG, CNUAS_GPU_MODE, "
+                 "CNUAS_PERFETTO, CNUAS_SET (';'-separated), CNUAS_LOG, CNUAS_STRICT_MEMORY (1), "
+                 "CNUAS_GPU_MODE, "
                  "CNUAS_GPU_KERNEL_MODES, CNUAS_GPU_ARCH, CNUAS_GPU_SAMPLE, CNUAS_GPU_STATS, "
                  "CNUAS_GPU_REPORT.\n";
     return 0;
   }
   if (dash == args.end() || dash + 1 == args.end())
     throw InputError("cnuas exec needs a program after '--': cnuas exec [options] -- ./program");
-  const std::map<std::string, const std::string*> gpu_values = {
+  if (!log.empty() && !parse_log_level(log))
+    throw InputError("--log '" + log + "' is not a level; accepted: quiet, warning, info, debug");
+  const std::map<std::string, const std::string*> field_values = {
       {"gpu-mode", &gpu_mode},
       {"gpu-kernel-modes", &gpu_kernel_modes},
       {"gpu-arch", &gpu_arch},
       {"gpu-sample", &gpu_sample}};
-  {
-    // Check the platform with every override now, so that a mistake is
-    // reported before the program starts (the program boots it again).
-    RunOptions check;
-    check.platform_file = platform;
-    check.sets = sets;
-    check.program_driven = true;
-    for (const gpu::DeviceOption& o : gpu::kDeviceOptions)
-      if (const std::string& value = *gpu_values.at(o.option); !value.empty())
-        check.field_overrides.push_back({o.field, value, std::string("--") + o.option});
-    Simulation validated(check);
-    gpu::parse_kernel_modes(gpu_kernel_modes, SourceLocation{"--gpu-kernel-modes"}, "kernel_modes");
-  }
-  if (!gpu_arch.empty()) gpu::load_arch(gpu_arch);  // refuses a bad profile before the program runs
   if (!platform.empty()) platform = std::filesystem::absolute(platform).string();
   std::string joined;
   for (const std::string& s : sets) joined += (joined.empty() ? "" : ";") + s;
@@ -103,11 +97,23 @@ int exec_command(const std::vector<std::string>& args) {
   set("CNUAS_PERFETTO", perfetto);
   set("CNUAS_SET", joined);
   set("CNUAS_LOG", log);
-  for (const gpu::DeviceOption& o : gpu::kDeviceOptions) set(o.variable, *gpu_values.at(o.option));
+  if (vm.count("strict-memory")) set("CNUAS_STRICT_MEMORY", "1");
+  for (const FieldOption& o : kFieldOptions) set(o.variable, *field_values.at(o.option));
   set("CNUAS_GPU_STATS",
       gpu_stats.empty() ? gpu_stats : std::filesystem::absolute(gpu_stats).string());
   set("CNUAS_GPU_REPORT",
       gpu_report.empty() ? gpu_report : std::filesystem::absolute(gpu_report).string());
+  {
+    // Check what the program will boot with (these options and the variables
+    // they leave in place) now, so that a mistake is reported before it starts.
+    const ProgramSettings settings = program_settings_from_environment();
+    Simulation validated(settings.run);
+    for (const auto& o : settings.run.field_overrides) {
+      if (o.field == std::string("kernel_modes"))
+        gpu::parse_kernel_modes(o.value, SourceLocation{o.origin}, "kernel_modes");
+      if (o.field == std::string("architecture")) gpu::load_arch(o.value);
+    }
+  }
   const char* old = std::getenv("LD_LIBRARY_PATH");
   set("LD_LIBRARY_PATH", library_dir() + (old && *old ? std::string(":") + old : ""));
   std::vector<char*> argv;

@@ -13,7 +13,7 @@ namespace cnuas::cli {
 
 int run_command(const std::vector<std::string>& args) {
   RunOptions options;
-  std::string out_dir;
+  std::string out_dir, log_level;
   po::options_description opts("cnuas run [PLATFORM] [options]");
   opts.add_options()("help,h", "show this help")("workload,w", po::value(&options.workload_file),
                                                  "workload YAML (default: the platform's own)")(
@@ -27,13 +27,20 @@ int run_command(const std::vector<std::string>& args) {
       "override a field: ELEMENT.FIELD=VALUE (repeatable)")(
       "plugin", po::value(&options.plugins)->composing(),
       "load a model plugin LIB.so (repeatable)")(
-      "no-lookahead",
-      "wake SystemC at every ready time instead of booking ahead (same results, slower)")(
+      "log", po::value(&log_level)->default_value("warning"),
+      "messages from elements: quiet, warning, info or debug (an element's `log` field overrides "
+      "it)")("no-lookahead",
+             "wake SystemC at every ready time instead of booking ahead (same results, slower)")(
       "calibration", po::value(&options.calibrations)->composing(),
       "apply a validated calibration FILE.yaml: matching elements report calibrated predictions "
       "(repeatable)");
   po::variables_map vm = parse_command_line(args, opts, &options.platform_file);
   options.lookahead = vm.count("no-lookahead") == 0;
+  if (const auto level = parse_log_level(log_level))
+    options.log_level = *level;
+  else
+    throw InputError("--log '" + log_level +
+                     "' is not a level; accepted: quiet, warning, info, debug");
   if (vm.count("help")) {
     std::cout << opts
               << "\nWith no PLATFORM the embedded default platform runs and writes its outputs to "

@@ -10,7 +10,10 @@ namespace cnuas::calibration {
 std::string timing_hash(const ParamSet& params) {
   std::string text = params.schema()->type();
   for (const auto& [name, value] : params.values()) {
-    if (name == "idle_power" || name == "active_power" || name == "rack") continue;
+    // Fields every element has that do not change its timing.
+    if (name == "idle_power" || name == "active_power" || name == "rack" || name == "log" ||
+        name == "trace")
+      continue;
     // The exact value, not its spelling: "1 GB/s" and "1000 MB/s" hash alike.
     text += "|" + name + "=";
     switch (value.kind) {
@@ -27,13 +30,14 @@ std::string timing_hash(const ParamSet& params) {
   return hex(fnv1a(text));
 }
 
-AnalyticProbe::AnalyticProbe(const std::string& profile_path) : doc_(load_profile(profile_path)) {
+AnalyticProbe::AnalyticProbe(const std::string& profile_path)
+    : doc_(load_profile(profile_path)), context_(std::make_unique<RunContext>()) {
   const ModelInfo& model = Registry::instance().require(doc_.type, doc_.type_where);
   const ParamSet params = resolve_params(*model.schema, doc_.values, "profile " + profile_path,
                                          SourceLocation{profile_path});
   hash_ = timing_hash(params);
-  RunContext::current().scheduler();
-  element_.reset(model.create("calibrated", params));
+  context_->scheduler();
+  element_ = model.create("calibrated", params);
 }
 
 AnalyticProbe::~AnalyticProbe() = default;
@@ -45,7 +49,7 @@ double AnalyticProbe::analytic_s(const WorkDims& dims) {
       throw InputError(fmt::format("{} needs work dimension '{}' in every observation", doc_.type,
                                    work_dim_name(d)));
   OperationSpec spec{"observation", dims, false, false, ""};
-  Route route{{element_.get()}, {0}, {0}};
+  Route route{{element_.get()}, {0}, 0};
   Operation op;
   op.spec = &spec;
   op.dims = &spec.dims;

@@ -9,6 +9,10 @@
 #include "core/inputs/profile.h"
 #include "core/kernel/element.h"
 
+namespace cnuas {
+class RunContext;
+}
+
 namespace cnuas::calibration {
 
 // A content hash of the fields that decide timing (power and rack excluded), so
@@ -29,6 +33,8 @@ class AnalyticProbe {
  private:
   ProfileDoc doc_;
   std::string hash_;
+  // The probe is a run of its own: the context it builds the element in outlives it.
+  std::unique_ptr<RunContext> context_;
   std::unique_ptr<Element> element_;
 };
 

@@ -34,7 +34,7 @@ ManagementBus::ManagementBus(sc_core::sc_module_name name, const ParamSet& param
       (params.quantity("request_frame") + params.quantity("response_frame")) / Rational(8);
   if (!frames.is_integer())
     throw InputError(params.get("request_frame").where,
-                     fmt::format("{}: frames must be whole numbers of bytes", this->name()));
+                     describe("frames must be whole numbers of bytes"));
   const Rational chars = frames + Rational(2) * params.quantity("gap_chars");
   per_transaction_ps_ = chars * ps_per_char_ + params.quantity("turnaround");
 }

@@ -34,16 +34,15 @@ Orv3Shelf::Orv3Shelf(sc_core::sc_module_name name, const ParamSet& params)
       redundancy_(static_cast<std::uint32_t>(params.integer("redundancy"))),
       per_request_ps_(params.quantity("register_read")) {
   if (redundancy_ >= supplies_)
-    throw InputError(params.get("redundancy").where,
-                     fmt::format("{}: redundancy {} leaves no supply for the load ({} supplies)",
-                                 this->name(), redundancy_, supplies_));
-  if (Rational(1) < params.quantity("efficiency"))
-    throw InputError(params.get("efficiency").where,
-                     fmt::format("{}: efficiency above 100 %", this->name()));
-  if (params.text("rack").empty())
     throw InputError(
-        params.get("rack").where,
-        fmt::format("{}: a power shelf needs 'rack:' naming the rack it feeds", this->name()));
+        params.get("redundancy").where,
+        describe(fmt::format("redundancy {} leaves no supply for the load ({} supplies)",
+                             redundancy_, supplies_)));
+  if (Rational(1) < params.quantity("efficiency"))
+    throw InputError(params.get("efficiency").where, describe("efficiency above 100 %"));
+  if (params.text("rack").empty())
+    throw InputError(params.get("rack").where,
+                     describe("a power shelf needs 'rack:' naming the rack it feeds"));
 }
 
 std::uint64_t Orv3Shelf::service_ps(const Stage& stage) {

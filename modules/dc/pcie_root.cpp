@@ -74,8 +74,7 @@ PcieRoot::PcieRoot(sc_core::sc_module_name name, const ParamSet& params)
       engines_(static_cast<std::uint32_t>(params.integer("dma_engines"))) {
   const Rational dllp = params.quantity("dllp_share");
   if (!(dllp < Rational(1)))
-    throw InputError(params.get("dllp_share").where,
-                     fmt::format("{}: dllp_share must be below 100 %", this->name()));
+    throw InputError(params.get("dllp_share").where, describe("dllp_share must be below 100 %"));
   const Rational rate = lane_rate(params.text("generation")) * Rational(params.integer("width")) *
                         (Rational(1) - dllp);
   ps_per_wire_byte_ = Rational(8) * ps_per_second() / rate;

@@ -37,14 +37,14 @@ Switch::Switch(sc_core::sc_module_name name, const ParamSet& params)
       buffered_(params.integer("ports")) {
   if (buffer_bytes_ != 0 && buffer_bytes_ < frame_bytes_)
     throw InputError(params.get("buffer").where,
-                     fmt::format("{}: a buffer of {} B cannot hold one {} B frame", this->name(),
-                                 buffer_bytes_, frame_bytes_));
+                     describe(fmt::format("a buffer of {} B cannot hold one {} B frame",
+                                          buffer_bytes_, frame_bytes_)));
 }
 
 void Switch::end_of_elaboration() {
   if (out.size() > lanes().size())
-    throw InputError(fmt::format("{}: {} outgoing connections but only {} ports", name(),
-                                 out.size(), lanes().size()));
+    throw InputError(describe(
+        fmt::format("{} outgoing connections but only {} ports", out.size(), lanes().size())));
 }
 
 std::optional<std::uint32_t> Switch::pinned_lane(const Stage& stage) const {

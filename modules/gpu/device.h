@@ -65,21 +65,6 @@ struct KernelOutcome {
   std::string note;  // why it got another timing than asked for, for the user
 };
 
-// The run-wide GPU options: each overrides one field on every element that
-// declares it, after the platform's values and the --set overrides. `cnuas
-// exec --OPTION` passes its value to the program as the environment variable.
-struct DeviceOption {
-  const char* variable;
-  const char* option;
-  const char* field;
-};
-inline constexpr DeviceOption kDeviceOptions[] = {
-    {"CNUAS_GPU_MODE", "gpu-mode", "mode"},
-    {"CNUAS_GPU_KERNEL_MODES", "gpu-kernel-modes", "kernel_modes"},
-    {"CNUAS_GPU_ARCH", "gpu-arch", "architecture"},
-    {"CNUAS_GPU_SAMPLE", "gpu-sample", "sample_cycles"},
-};
-
 class Device {
  public:
   virtual ~Device();

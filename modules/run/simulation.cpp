@@ -11,11 +11,10 @@
 #include "core/kernel/run_context.h"
 #include "core/outputs/stats.h"
 
-namespace cnuas {}  // namespace cnuas
-
 namespace cnuas {
 
-Simulation::Simulation(const RunOptions& options) : options_(options) {
+Simulation::Simulation(const RunOptions& options)
+    : options_(options), context_(std::make_unique<RunContext>()) {
   for (const auto& p : options_.plugins)
     Registry::instance().load_plugin(p, SourceLocation{"--plugin " + p});
   YamlSource source = options_.platform_file.empty() ? load_yaml_text(embedded_default_platform(),
@@ -43,22 +42,23 @@ Simulation::Simulation(const RunOptions& options) : options_(options) {
 Simulation::~Simulation() = default;
 
 void Simulation::elaborate() {
-  RunContext& context = RunContext::current();
+  RunContext& context = *context_;
   context.header.platform = platform_.name;
   context.header.workload = workload_.name;
   context.scheduler().set_lookahead(options_.lookahead);
+  context.log_level = options_.log_level;
   if (!options_.vcd_path.empty()) context.enable_waveforms(options_.vcd_path);
   module_ = std::make_unique<PlatformModule>(platform_.name.c_str(), platform_);
 
   apply_calibrations();
   if (options_.program_driven) {
-    program_driver_ = std::make_unique<ProgramDriver>("program");
+    program_driver_ = std::make_unique<ProgramDriver>("program", context.payloads());
     for (Element* e : module_->elements()) program_driver_->out.bind(e->in);
     return;
   }
   DependencyGraph graph;
   build_operations(graph);
-  driver_ = std::make_unique<WorkloadDriver>("driver", std::move(graph));
+  driver_ = std::make_unique<WorkloadDriver>("driver", std::move(graph), context.payloads());
   // The driver may start an operation at any element; it binds last, after every connection.
   for (Element* e : module_->elements()) driver_->out.bind(e->in);
 }
@@ -66,7 +66,7 @@ void Simulation::elaborate() {
 // A calibration applies to every element of its type whose timing fields hash
 // like the profile it was fitted with; it must have been validated on held-out data.
 void Simulation::apply_calibrations() {
-  RunContext& context = RunContext::current();
+  RunContext& context = *context_;
   context.calibration_members.assign(context.elements().size(), "");
   std::vector<std::string> applied;
   for (const std::string& path : options_.calibrations) {
@@ -105,12 +105,10 @@ void Simulation::apply_calibrations() {
 const Route& Simulation::route_along(const std::vector<std::string>& path) {
   Route route;
   for (const auto& name : path) route.path.push_back(&module_->element(name));
-  route.in_port.push_back(module_->driver_in_port(route.path[0]));
-  for (std::size_t k = 0; k + 1 < route.path.size(); ++k) {
+  route.initiator_port = module_->driver_in_port(route.path[0]);
+  for (std::size_t k = 0; k + 1 < route.path.size(); ++k)
     route.out_port.push_back(module_->out_port(route.path[k], route.path[k + 1]));
-    route.in_port.push_back(module_->in_port(route.path[k], route.path[k + 1]));
-  }
-  return RunContext::current().add_route(std::move(route));
+  return context_->add_route(std::move(route));
 }
 
 const Route& Simulation::route_between(const std::string& from, const std::string& to,
@@ -121,7 +119,7 @@ const Route& Simulation::route_between(const std::string& from, const std::strin
 }
 
 void Simulation::build_operations(DependencyGraph& graph) {
-  RunContext& context = RunContext::current();
+  RunContext& context = *context_;
   std::uint64_t instances = 0;
   for (const OperationDesc& desc : workload_.operations) {
     instances += desc.collective
@@ -202,11 +200,10 @@ void Simulation::run() {
   auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
+  context_->throw_if_failed();
   if (driver_->completed_operations() != driver_->total_operations())
-    throw std::logic_error(fmt::format("simulation ended with {} of {} operations complete",
-                                       driver_->completed_operations(),
-                                       driver_->total_operations()));
+    throw InternalError(fmt::format("simulation ended with {} of {} operations complete",
+                                    driver_->completed_operations(), driver_->total_operations()));
   roll_up();
   write_outputs();
 }
@@ -215,7 +212,7 @@ void Simulation::begin_program() {
   elaborate();
   // The program injects at its own pace, so stages are booked only when time
   // reaches them: nothing may be booked ahead of a later injection.
-  RunContext::current().scheduler().set_lookahead(false);
+  context_->scheduler().set_lookahead(false);
   // Ends elaboration: sockets resolve their bindings, so injection can start.
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
 }
@@ -224,14 +221,14 @@ void Simulation::finish_program() {
   auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   wall_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
+  context_->throw_if_failed();
   roll_up();
   write_outputs();
 }
 
 // Power over the run and the shelves' events, which join the ordered trace.
 void Simulation::roll_up() {
-  RunContext& context = RunContext::current();
+  RunContext& context = *context_;
   power_ = roll_up_power(context, workload_.supply_events, makespan_ps());
   for (const PowerEvent& e : power_.events) {
     context.trace().record_instant(
@@ -243,7 +240,7 @@ void Simulation::roll_up() {
 }
 
 std::uint64_t Simulation::makespan_ps() const {
-  return cnuas::makespan_ps(RunContext::current());
+  return cnuas::makespan_ps(*context_);
 }
 
 static std::ofstream open_output(const std::string& path) {
@@ -253,11 +250,16 @@ static std::ofstream open_output(const std::string& path) {
 }
 
 void Simulation::write_outputs() const {
-  RunContext& context = RunContext::current();
+  RunContext& context = *context_;
   const TraceNames names{&context.component_names(), &context.component_lanes(),
                          &context.operations(), &context.calibration_members};
   if (!options_.trace_path.empty() || !options_.perfetto_path.empty()) {
-    const std::vector<std::uint64_t> ordered = context.trace().ordered();
+    std::vector<std::uint64_t> ordered = context.trace().ordered();
+    // Elements with `trace: false` keep their stages in memory (stats and power
+    // use them) but out of the files.
+    std::vector<bool> traced;
+    for (const Element* e : context.elements()) traced.push_back(e->traced());
+    drop_untraced_stages(ordered, context.trace(), traced);
     if (!options_.trace_path.empty()) {
       auto out = open_output(options_.trace_path);
       write_trace_jsonl(out, context.header, context.trace(), ordered, names);
@@ -281,7 +283,7 @@ static std::string time_text(std::uint64_t ps) {
 }
 
 std::string Simulation::summary() const {
-  const RunContext& context = RunContext::current();
+  const RunContext& context = *context_;
   const std::uint64_t makespan = makespan_ps();
   std::string out = fmt::format(
       "cnuas: platform '{}' ({} elements), workload '{}' ({} operations)\n", platform_.name,

@@ -14,6 +14,7 @@
 #include "core/kernel/element.h"
 #include "core/kernel/platform_module.h"
 #include "core/kernel/program_driver.h"
+#include "core/kernel/run_context.h"
 #include "core/outputs/power.h"
 
 namespace cnuas {
@@ -30,7 +31,8 @@ struct RunOptions {
   std::vector<std::string> plugins;
   std::string trace_path, perfetto_path, vcd_path, stats_path;
   bool lookahead = true;  // off: wake SystemC at every ready time (same results, slower)
-  std::vector<std::string> calibrations;  // validated calibration files to apply
+  LogLevel log_level = LogLevel::Warning;  // elements whose `log` is "inherit" take it
+  std::vector<std::string> calibrations;   // validated calibration files to apply
   // A program (the CUDA runtime) issues the operations as it runs: no workload
   // is read and a ProgramDriver replaces the workload driver.
   bool program_driven = false;
@@ -52,6 +54,9 @@ class Simulation {
   Topology& topology() { return *topology_; }
   void finish_program();
 
+  // The run's context: the trace, operations and failure of this run.
+  RunContext& context() { return *context_; }
+  const RunContext& context() const { return *context_; }
   const PlatformDesc& platform() const { return platform_; }
   const WorkloadDesc& workload() const { return workload_; }
   PlatformModule& platform_module() { return *module_; }
@@ -69,6 +74,9 @@ class Simulation {
                              const SourceLocation& where);
 
   RunOptions options_;
+  // Declared before the modules: the context outlives the elements and drivers
+  // built in it (members are destroyed in reverse order).
+  std::unique_ptr<RunContext> context_;
   PlatformDesc platform_;
   std::unique_ptr<Topology> topology_;
   std::map<std::pair<std::string, std::string>, const Route*> routes_by_ends_;

@@ -127,6 +127,7 @@ struct Ctx {
   const std::uint64_t* src(const Operand& o, std::uint64_t* scratch);
   std::uint64_t symbol_value(const Operand& o, unsigned lane) const;
   std::uint64_t special(const Operand& o, unsigned lane) const;
+  void special_lanes(const Operand& o, std::uint64_t* out) const;  // all 32 lanes
   [[noreturn]] void fault(unsigned lane, const Instruction& i, const std::string& m) const {
     s.fault(w, lane, i, m);
   }

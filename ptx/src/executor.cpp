@@ -3,6 +3,7 @@
 #include "ptx/executor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <ostream>
 #include <stdexcept>
@@ -142,6 +143,37 @@ std::uint64_t Ctx::special(const Operand& o, unsigned lane) const {
   return 0;
 }
 
+void Ctx::special_lanes(const Operand& o, std::uint64_t* out) const {
+  switch (o.special) {
+    case SpecialReg::Tid: {
+      // Lane by lane from lane 0's index, without a division per lane.
+      const Dim3 b = s.config->block;
+      Dim3 t = s.thread_of(w, 0);
+      for (unsigned l = 0; l < 32; ++l) {
+        out[l] = o.component == 0 ? t.x : o.component == 1 ? t.y : t.z;
+        if (++t.x == b.x) {
+          t.x = 0;
+          if (++t.y == b.y) t.y = 0, ++t.z;
+        }
+      }
+      return;
+    }
+    case SpecialReg::Laneid:
+    case SpecialReg::LanemaskEq:
+    case SpecialReg::LanemaskLe:
+    case SpecialReg::LanemaskLt:
+    case SpecialReg::LanemaskGe:
+    case SpecialReg::LanemaskGt:
+      for (unsigned l = 0; l < 32; ++l) out[l] = special(o, l);
+      return;
+    default: {  // the same in every lane of the warp
+      const std::uint64_t v = special(o, 0);
+      for (unsigned l = 0; l < 32; ++l) out[l] = v;
+      return;
+    }
+  }
+}
+
 const std::uint64_t* Ctx::src(const Operand& o, std::uint64_t* scratch) {
   switch (o.kind) {
     case Operand::Kind::Reg:
@@ -155,7 +187,7 @@ const std::uint64_t* Ctx::src(const Operand& o, std::uint64_t* scratch) {
       for (unsigned l = 0; l < 32; ++l) scratch[l] = static_cast<std::uint64_t>(o.imm);
       return scratch;
     case Operand::Kind::Special:
-      for (unsigned l = 0; l < 32; ++l) scratch[l] = special(o, l);
+      special_lanes(o, scratch);
       return scratch;
     case Operand::Kind::Symbol: {
       const std::uint64_t v = symbol_value(o, 0);
@@ -223,8 +255,12 @@ UnitClass unit_class(const Instruction& i) {
 
 namespace {
 
+// Bit arithmetic rather than __builtin_popcount, which is a library call when
+// the target has no popcnt instruction (baseline x86-64), once per step.
 std::uint32_t popcount(std::uint32_t m) {
-  return static_cast<std::uint32_t>(__builtin_popcount(m));
+  m = m - ((m >> 1) & 0x55555555u);
+  m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+  return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
 }
 
 std::uint32_t live_threads(const Executor::Cta::State& s) {
@@ -594,6 +630,11 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
     }
     case Opcode::membar:
     case Opcode::fence:
+      // Host threads may share the memory (membar.sys, fence.sc.sys): order
+      // this thread's accesses with theirs as the fence orders them.
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      top.pc = pc + 1;
+      return true;
     case Opcode::nanosleep:
     case Opcode::prefetch:
     case Opcode::prefetchu:

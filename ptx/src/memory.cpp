@@ -3,20 +3,55 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <new>
 #include <stdexcept>
 #include <string>
 
 namespace cnuas::ptx {
+namespace {
+
+std::uint64_t round_up(std::uint64_t v, std::uint64_t to) {
+  return (v + to - 1) & ~(to - 1);
+}
+
+}  // namespace
+
+// Pages come zero-filled from calloc, which for large sizes maps fresh pages
+// and so costs host memory only for what is touched.
+std::uint64_t DeviceMemory::map_pages(std::uint64_t bytes) {
+  const std::uint64_t size = round_up(bytes, kDevicePage);
+  if (size < bytes || size > (1ull << 46)) throw std::bad_alloc();
+  auto* data = static_cast<std::uint8_t*>(std::calloc(size, 1));
+  if (!data) throw std::bad_alloc();
+  const std::uint64_t base = next_;
+  mappings_.emplace(base, Mapping{size, std::unique_ptr<std::uint8_t, FreeBytes>(data), data, 0});
+  // An unmapped page after each mapping, so that running off its end faults.
+  next_ = base + size + kDevicePage;
+  return base;
+}
 
 std::uint64_t DeviceMemory::allocate(std::uint64_t bytes, std::uint64_t align) {
-  if (align == 0 || (align & (align - 1)) != 0)
-    throw std::invalid_argument("alignment must be a power of two");
-  const std::uint64_t base = (next_ + align - 1) & ~(align - 1);
-  Block b{bytes, std::make_unique<std::uint8_t[]>(bytes ? bytes : 1), nullptr};  // zero-filled
-  b.data = b.owned.get();
-  blocks_.emplace(base, std::move(b));
-  // A gap after each block so that running off its end never lands in the next.
-  next_ = base + (bytes ? bytes : 1) + 256;
+  if (align == 0 || (align & (align - 1)) != 0 || align > kDevicePage)
+    throw std::invalid_argument("alignment must be a power of two up to 2 MiB");
+  const std::uint64_t rounded = round_up(std::max<std::uint64_t>(bytes, 1), align);
+  if (rounded < bytes) throw std::bad_alloc();
+  std::uint64_t base = 0, mapping = 0;
+  if (rounded >= kDevicePage) {
+    mapping = base = map_pages(rounded);
+  } else {
+    // Small allocations share a page, one after another, as the driver's
+    // sub-allocator places them; a new page when this one is full.
+    if (pool_ == 0 || round_up(pool_next_, align) + rounded > pool_end_) {
+      pool_ = pool_next_ = map_pages(kDevicePage);
+      pool_end_ = pool_ + kDevicePage;
+    }
+    mapping = pool_;
+    base = round_up(pool_next_, align);
+    pool_next_ = base + rounded;
+  }
+  Mapping& m = mappings_.at(mapping);
+  ++m.live;
+  blocks_.emplace(base, Block{bytes, m.data + (base - mapping), mapping, false});
   allocated_ += bytes;
   return base;
 }
@@ -24,12 +59,14 @@ std::uint64_t DeviceMemory::allocate(std::uint64_t bytes, std::uint64_t align) {
 void DeviceMemory::adopt(void* host, std::uint64_t bytes) {
   const auto base = reinterpret_cast<std::uint64_t>(host);
   const std::uint64_t size = bytes ? bytes : 1;
-  auto next = blocks_.lower_bound(base);
-  if (next != blocks_.end() && next->first < base + size)
+  auto next = mappings_.lower_bound(base);
+  if (next != mappings_.end() && next->first < base + size)
     throw std::invalid_argument("adopted host range overlaps an allocation");
-  if (next != blocks_.begin() && std::prev(next)->first + std::prev(next)->second.size > base)
+  if (next != mappings_.begin() && std::prev(next)->first + std::prev(next)->second.size > base)
     throw std::invalid_argument("adopted host range overlaps an allocation");
-  blocks_.emplace(base, Block{bytes, nullptr, static_cast<std::uint8_t*>(host)});
+  auto* data = static_cast<std::uint8_t*>(host);
+  mappings_.emplace(base, Mapping{size, nullptr, data, 1});
+  blocks_.emplace(base, Block{bytes, data, base, true});
   allocated_ += bytes;
 }
 
@@ -37,7 +74,7 @@ bool DeviceMemory::is_adopted(std::uint64_t addr) const {
   auto f = blocks_.upper_bound(addr);
   if (f == blocks_.begin()) return false;
   --f;
-  return addr < f->first + std::max<std::uint64_t>(f->second.size, 1) && !f->second.owned;
+  return addr < f->first + std::max<std::uint64_t>(f->second.size, 1) && f->second.adopted;
 }
 
 std::pair<std::uint64_t, std::uint64_t> DeviceMemory::allocation_of(std::uint64_t addr) const {
@@ -48,24 +85,60 @@ std::pair<std::uint64_t, std::uint64_t> DeviceMemory::allocation_of(std::uint64_
   return {f->first, f->second.size};
 }
 
+std::pair<std::uint64_t, std::uint64_t> DeviceMemory::allocation_below(std::uint64_t addr) const {
+  auto f = blocks_.upper_bound(addr);
+  if (f == blocks_.begin()) return {0, 0};
+  --f;
+  if (addr < f->first + f->second.size) return {0, 0};
+  return {f->first, f->second.size};
+}
+
 void DeviceMemory::free(std::uint64_t addr) {
   auto f = blocks_.find(addr);
   if (f == blocks_.end()) throw std::invalid_argument("not the start of an allocation");
   allocated_ -= f->second.size;
   if (hit_base_ == addr) hit_base_ = hit_end_ = 0, hit_data_ = nullptr;
+  const std::uint64_t mapping = f->second.mapping;
+  for (Recent& r : recent_)
+    if (r.base == addr) r = Recent{};
   blocks_.erase(f);
+  // The last allocation of a mapping unmaps its pages; their addresses are
+  // not used again, so a stale pointer faults.
+  auto m = mappings_.find(mapping);
+  if (--m->second.live == 0) {
+    mappings_.erase(m);
+    if (pool_ == mapping) pool_ = pool_next_ = pool_end_ = 0;
+  }
 }
 
 std::uint8_t* DeviceMemory::find_slow(std::uint64_t addr, std::uint64_t bytes) {
+  if (addr + bytes < addr) return nullptr;
+  for (const Recent& r : recent_)
+    if (addr >= r.base && addr + bytes <= r.end) {
+      hit_base_ = r.base;
+      hit_end_ = r.end;
+      hit_data_ = r.data;
+      return hit_data_ + (addr - r.base);
+    }
   auto f = blocks_.upper_bound(addr);
   if (f == blocks_.begin()) return nullptr;
   --f;
   const std::uint64_t base = f->first, end = base + f->second.size;
-  if (addr + bytes > end || addr + bytes < addr) return nullptr;
+  if (addr + bytes > end) return nullptr;
   hit_base_ = base;
   hit_end_ = end;
   hit_data_ = f->second.data;
+  recent_[recent_next_] = {base, end, hit_data_};
+  recent_next_ = (recent_next_ + 1) % kRecent;
   return hit_data_ + (addr - base);
+}
+
+std::uint8_t* DeviceMemory::find_mapped(std::uint64_t addr, std::uint64_t bytes) {
+  auto f = mappings_.upper_bound(addr);
+  if (f == mappings_.begin()) return nullptr;
+  --f;
+  if (addr + bytes > f->first + f->second.size || addr + bytes < addr) return nullptr;
+  return f->second.data + (addr - f->first);
 }
 
 void DeviceMemory::write(std::uint64_t addr, const void* src, std::uint64_t bytes) {

@@ -161,9 +161,14 @@ bool exec_convert(Ctx& c, const Instruction& i) {
         map1(c, i, [&](u64 a) { return float_to_int(float_in(a, src, ftz), i.round, dst); });
       } else if (is_float(dst)) {
         map1(c, i, [&](u64 a) { return int_to_float(a, src, dst, i.round); });
+      } else if (!i.has(kSat)) {  // int_to_int without saturation, its types looked up once
+        const unsigned sb = type_bits(src), db = type_bits(dst);
+        if (is_signed(src))
+          map1(c, i, [=](u64 a) { return truncate(static_cast<u64>(sign_extend(a, sb)), db); });
+        else
+          map1(c, i, [=](u64 a) { return truncate(truncate(a, sb), db); });
       } else {
-        const bool sat = i.has(kSat);
-        map1(c, i, [&](u64 a) { return int_to_int(a, src, dst, sat); });
+        map1(c, i, [&](u64 a) { return int_to_int(a, src, dst, true); });
       }
       // A signed result narrower than its register is sign-extended into it.
       if (is_signed(dst) && type_bits(dst) < 64 && i.ops[0].kind == Operand::Kind::Reg) {

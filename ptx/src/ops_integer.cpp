@@ -244,6 +244,84 @@ void set_predicates(Ctx& c, const Instruction& i, Test test) {
   });
 }
 
+// setp without a combining predicate, one comparison for all 32 lanes
+// (compare_int's result, with the comparison chosen once per instruction).
+template <class T, class Op>
+void compare_all(Ctx& c, const Instruction& i, T (*norm)(u64, unsigned), unsigned bits, Op op) {
+  std::uint64_t sa[32], sb[32];
+  const u64* a = c.src(i.ops[1], sa);
+  const u64* b = c.src(i.ops[2], sb);
+  bool r[32];
+  for (unsigned l = 0; l < 32; ++l) r[l] = op(norm(a[l], bits), norm(b[l], bits));
+  const Operand& d = i.ops[0];
+  u64* t = d.kind == Operand::Kind::Reg ? c.reg(d.reg) : nullptr;
+  u64* f = d.reg2 >= 0 ? c.reg(d.reg2) : nullptr;
+  const std::uint32_t m = c.mask;
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!((m >> l) & 1)) continue;
+    if (t) t[l] = r[l];
+    if (f) f[l] = !r[l];
+  }
+}
+
+u64 zero_extended(u64 v, unsigned bits) {
+  return truncate(v, bits);
+}
+std::int64_t sign_extended(u64 v, unsigned bits) {
+  return sign_extend(v, bits);
+}
+
+bool compare_lanes(Ctx& c, const Instruction& i, IntType t) {
+  if (i.has(kAnd) || i.has(kOr) || i.has(kXor) || t.bits > 64) return false;
+  const bool ordered_signed = t.is_signed;
+  switch (i.cmp) {
+    case Cmp::Eq:
+      compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x == y; });
+      return true;
+    case Cmp::Ne:
+      compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x != y; });
+      return true;
+    case Cmp::Lo:
+      compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x < y; });
+      return true;
+    case Cmp::Ls:
+      compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x <= y; });
+      return true;
+    case Cmp::Hi:
+      compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x > y; });
+      return true;
+    case Cmp::Hs:
+      compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x >= y; });
+      return true;
+    case Cmp::Lt:
+      if (ordered_signed)
+        compare_all(c, i, sign_extended, t.bits, [](i64 x, i64 y) { return x < y; });
+      else
+        compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x < y; });
+      return true;
+    case Cmp::Le:
+      if (ordered_signed)
+        compare_all(c, i, sign_extended, t.bits, [](i64 x, i64 y) { return x <= y; });
+      else
+        compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x <= y; });
+      return true;
+    case Cmp::Gt:
+      if (ordered_signed)
+        compare_all(c, i, sign_extended, t.bits, [](i64 x, i64 y) { return x > y; });
+      else
+        compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x > y; });
+      return true;
+    case Cmp::Ge:
+      if (ordered_signed)
+        compare_all(c, i, sign_extended, t.bits, [](i64 x, i64 y) { return x >= y; });
+      else
+        compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x >= y; });
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 double float_value(u64 bits, Type t);  // ops_float.cpp
@@ -290,6 +368,7 @@ bool exec_integer(Ctx& c, const Instruction& i) {
     case Opcode::setp:
     case Opcode::set:
       if (is_float(i.type)) return false;
+      if (i.op == Opcode::setp && compare_lanes(c, i, t)) return true;
       if (i.op == Opcode::setp) {
         set_predicates(c, i, [&](u64 a, u64 b) { return compare_int(i.cmp, a, b, t); });
         return true;
@@ -354,6 +433,17 @@ bool exec_integer(Ctx& c, const Instruction& i) {
     case Opcode::mul:
       if (!i.has(kHi) && !i.has(kWide) && t.bits == 32)
         map2(c, i, [](u64 a, u64 b) -> u64 { return static_cast<std::uint32_t>(a * b); });
+      else if (!i.has(kHi) && !i.has(kWide))  // the low half does not depend on the sign
+        map2(c, i, [t](u64 a, u64 b) { return t.trunc(a * b); });
+      else if (i.has(kWide) && t.bits == 32 && t.is_signed)
+        map2(c, i, [](u64 a, u64 b) {
+          return static_cast<u64>(std::int64_t{static_cast<std::int32_t>(a)} *
+                                  static_cast<std::int32_t>(b));
+        });
+      else if (i.has(kWide) && t.bits == 32)
+        map2(c, i, [](u64 a, u64 b) {
+          return u64{static_cast<std::uint32_t>(a)} * static_cast<std::uint32_t>(b);
+        });
       else
         map2(c, i, [&i, t](u64 a, u64 b) { return mul_part(a, b, i, t); });
       return true;

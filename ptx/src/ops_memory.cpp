@@ -77,6 +77,8 @@ struct Access {
         c.s.stats.global_bytes += bytes;
         c.s.global_writes += write;
         p = c.s.memory->find(off, bytes);
+        if (!p && !c.s.memory->strict() && (p = c.s.memory->find_mapped(off, bytes)))
+          report_past_end(lane, a, bytes);
         break;
       case Space::Const:
         p = c.s.memory->find(off, bytes);
@@ -121,6 +123,25 @@ struct Access {
       c.record->access_bytes = bytes;
     }
     return p;
+  }
+
+  // A global access outside every allocation but inside a mapped page: the
+  // hardware lets it through; reported once per kernel and PTX line, as a
+  // memory checker would.
+  void report_past_end(unsigned lane, u64 a, unsigned bytes) const {
+    DeviceMemory& m = *c.s.memory;
+    if (!m.first_report(c.s.kernel->name, i.line)) return;
+    const auto [base, size] = m.allocation_below(a);
+    const std::string where =
+        size || base ? std::to_string(a - (base + size)) + " bytes past the end of the " +
+                           std::to_string(size) + "-byte allocation at " + hex(base)
+                     : "below every allocation";
+    const ExecutionError e(c.s.kernel->name, c.s.cta, c.s.thread_of(c.w, lane), i.line, i.text,
+                           std::string(write ? "write" : "read") + " of " + std::to_string(bytes) +
+                               " bytes at global address " + hex(a) + " is " + where +
+                               "; it lies in a mapped 2 MiB page, so the GPU lets it through "
+                               "(--strict-memory makes it a fault)");
+    m.add_report(e.what());
   }
 };
 
@@ -206,11 +227,18 @@ u64 atomic_op(Mode m, Type t, u64 old, u64 b, u64 c) {
 template <unsigned B>
 inline std::uint8_t* fast_resolve(Ctx& c, const Access& acc, unsigned lane, u64 a) {
   std::uint8_t* p = nullptr;
-  switch (acc.space) {
+  Space space = acc.space;
+  switch (space) {
     case Space::Shared:
     case Space::SharedCta:
       if (a + B <= c.s.shared.size()) p = c.s.shared.data() + a;
       break;
+    case Space::None:
+    case Space::Generic:
+      // Below the shared, local and cluster windows or above them: global.
+      if (a - kSharedWindow < kClusterWindow + 16 * kWindowSize - kSharedWindow) break;
+      space = Space::Global;
+      [[fallthrough]];
     case Space::Global:
       p = c.s.memory->find(a, B);
       if (p) c.s.stats.global_bytes += B;
@@ -219,22 +247,106 @@ inline std::uint8_t* fast_resolve(Ctx& c, const Access& acc, unsigned lane, u64 
     case Space::Const:
       p = c.s.memory->find(a, B);
       break;
+    case Space::Param:  // a kernel parameter named by its symbol (nvcc's ld.param)
+      if (!acc.write && acc.addr.has_symbol && acc.addr.symbol_kind == SymbolKind::KernelParam &&
+          a + B <= c.s.config->params.size() && a + B >= a)
+        p = const_cast<std::uint8_t*>(c.s.config->params.data()) + a;
+      break;
     default:
       break;
   }
   if (!p) return acc.resolve(lane, a, B);  // fills the record itself
   if (c.record) {
     c.record->addresses[lane] = a;
-    c.record->space = acc.space;
+    c.record->space = space;
     c.record->access_bytes = B;
   }
   return p;
 }
 
+// Access::address with the operand's register row and constant part found
+// once per instruction instead of once per lane.
+struct LaneAddress {
+  const u64* base;  // the address register's lanes, or null
+  u64 offset;
+  u64 mask;  // Access::mask: 32-bit addresses wrap
+  LaneAddress(Ctx& c, const Access& acc)
+      : base(acc.addr.reg >= 0 ? c.reg(acc.addr.reg) : nullptr),
+        offset(static_cast<u64>(acc.addr.imm) +
+               (acc.addr.reg < 0 && acc.addr.has_symbol ? c.symbol_value(acc.addr, 0) : 0)),
+        mask(acc.mask) {}
+  u64 operator()(unsigned lane) const { return ((base ? base[lane] : 0) + offset) & mask; }
+};
+
+// When every active lane's B bytes lie in one block of the access's space
+// (one allocation, this CTA's shared memory, the kernel parameters), the
+// pointer for address `lo` and the space; lanes then need no lookup each.
+// Otherwise null: the lanes are resolved one by one (and a bad one faults).
+template <unsigned B>
+std::uint8_t* span(Ctx& c, const Access& acc, const LaneAddress& address, u64& lo, Space& space) {
+  u64 hi = 0;
+  lo = ~u64{0};
+  each_lane(c.mask, [&](unsigned l) {
+    const u64 a = address(l);
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+  });
+  if (hi + B < hi) return nullptr;
+  const u64 bytes = hi + B - lo;
+  space = acc.space;
+  switch (space) {
+    case Space::Shared:
+    case Space::SharedCta:
+      return hi + B <= c.s.shared.size() ? c.s.shared.data() + lo : nullptr;
+    case Space::None:
+    case Space::Generic:
+      // All below the shared, local and cluster windows, or all above them.
+      if (hi + B > kSharedWindow && lo < kClusterWindow + 16 * kWindowSize) return nullptr;
+      space = Space::Global;
+      return c.s.memory->find(lo, bytes);
+    case Space::Global:
+    case Space::Const:
+      return c.s.memory->find(lo, bytes);
+    case Space::Param:  // kernel parameters named by their symbol, read only
+      if (acc.write || !acc.addr.has_symbol || acc.addr.symbol_kind != SymbolKind::KernelParam ||
+          hi + B > c.s.config->params.size())
+        return nullptr;
+      return const_cast<std::uint8_t*>(c.s.config->params.data()) + lo;
+    default:
+      return nullptr;
+  }
+}
+
+// Fills the step record for lanes that took the span path.
+template <unsigned B>
+void record_span(Ctx& c, const Access& acc, const LaneAddress& address, Space space) {
+  if (space == Space::Global) {
+    c.s.stats.global_bytes += std::uint64_t{B} * static_cast<unsigned>(__builtin_popcount(c.mask));
+    c.s.global_writes += acc.write;
+  }
+  if (!c.record) return;
+  each_lane(c.mask, [&](unsigned l) { c.record->addresses[l] = address(l); });
+  c.record->space = space;
+  c.record->access_bytes = B;
+}
+
 template <unsigned B>
 void load_lanes(Ctx& c, const Access& acc, u64* d, unsigned width, bool sign) {
+  const LaneAddress address(c, acc);
+  u64 lo;
+  Space space;
+  if (const std::uint8_t* base = span<B>(c, acc, address, lo, space)) {
+    record_span<B>(c, acc, address, space);  // before d, which may be the address register, changes
+    each_lane(c.mask, [&](unsigned l) {
+      u64 v = 0;
+      std::memcpy(&v, base + (address(l) - lo), B);
+      if (sign) v = static_cast<u64>(sign_extend(v, B * 8));
+      d[l] = truncate(v, width);
+    });
+    return;
+  }
   each_lane(c.mask, [&](unsigned l) {
-    const std::uint8_t* p = fast_resolve<B>(c, acc, l, acc.address(l));
+    const std::uint8_t* p = fast_resolve<B>(c, acc, l, address(l));
     u64 v = 0;
     std::memcpy(&v, p, B);
     if (sign) v = static_cast<u64>(sign_extend(v, B * 8));
@@ -262,8 +374,16 @@ void load_scalar(Ctx& c, const Instruction& i, const Access& acc, u64* d, unsign
 
 template <unsigned B>
 void store_lanes(Ctx& c, const Access& acc, const u64* v) {
+  const LaneAddress address(c, acc);
+  u64 lo;
+  Space space;
+  if (std::uint8_t* base = span<B>(c, acc, address, lo, space)) {
+    record_span<B>(c, acc, address, space);
+    each_lane(c.mask, [&](unsigned l) { std::memcpy(base + (address(l) - lo), &v[l], B); });
+    return;
+  }
   each_lane(c.mask, [&](unsigned l) {
-    std::uint8_t* p = fast_resolve<B>(c, acc, l, acc.address(l));
+    std::uint8_t* p = fast_resolve<B>(c, acc, l, address(l));
     std::memcpy(p, &v[l], B);
   });
 }
@@ -397,14 +517,13 @@ bool exec_memory(Ctx& c, const Instruction& i) {
       const u64* b = c.src(i.ops[is_atom ? 2 : 1], sb);
       const u64* x = (i.mode == Mode::Cas) ? c.src(i.ops[is_atom ? 3 : 2], sc) : nullptr;
       const unsigned eb = type_bytes(i.type);
-      // Lanes in order, each read-modify-write complete before the next.
+      // Lanes in order, each read-modify-write complete before the next and
+      // atomic with respect to host threads (system-scope atomics on host memory).
       each_lane(c.mask, [&](unsigned l) {
         const u64 a = acc.address(l);
         std::uint8_t* p = acc.resolve(l, a, eb);
-        u64 old = 0;
-        std::memcpy(&old, p, eb);
-        const u64 nv = atomic_op(i.mode, i.type, old, b[l], x ? x[l] : 0);
-        std::memcpy(p, &nv, eb);
+        const u64 old = atomic_update(
+            p, eb, [&](u64 o) { return atomic_op(i.mode, i.type, o, b[l], x ? x[l] : 0); });
         if (is_atom)
           put(c, i.ops[0], l,
               is_signed(i.type) ? truncate(static_cast<u64>(sign_extend(old, eb * 8)), eb * 8)

@@ -74,6 +74,37 @@ TEST(Errors, ServiceTimeBeyondTheClockIsAnInputError) {
   EXPECT_NE(r.err.find("o2.yaml:6:"), std::string::npos) << r.err;
 }
 
+TEST(Errors, OverflowFromUserFiguresIsNotAnInternalError) {
+  // The same 2^60 B at 1 bit/s as above: the user's figures, so exit 2, never "internal error".
+  CommandResult r = run_platform_text(
+      "o3.yaml",
+      "platform: p\nelements:\n  - {name: slow, type: cnuas.pipe, set: {bandwidth: 1 bit/s}}\n"
+      "workload:\n  operations:\n    - {name: huge, path: [slow], dims: {bytes: "
+      "1152921504606846976}}\n");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+}
+
+TEST(Errors, ModelLogicErrorIsAnInternalErrorNamingElementAndOperation) {
+  // test.faulty throws std::logic_error for a 13-byte stage (tests/plugins/faulty_model.cpp).
+  const std::string platform =
+      std::string("platform: p\nplugins: [") + CNUAS_FAULTY_PLUGIN +
+      "]\nelements:\n  - {name: bad, type: test.faulty}\n"
+      "workload:\n  operations:\n"
+      "    - {name: fine, path: [bad], dims: {bytes: 12}}\n"
+      "    - {name: boom, path: [bad], dims: {bytes: 13}, after: [fine]}\n";
+  CommandResult r = run_platform_text("faulty.yaml", platform);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("internal error"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("p.bad (test.faulty)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("operation 'boom'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unlucky size"), std::string::npos) << r.err;  // the model's own words
+  // Control: without the 13-byte operation the same model runs (12 B at 1 ps/B).
+  const std::string good = platform.substr(0, platform.find("    - {name: boom"));
+  r = run_platform_text("faulty_ok.yaml", good);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST(Errors, CommandLineProblems) {
   EXPECT_EQ(run_cnuas("frobnicate").exit_code, 2);
   EXPECT_EQ(run_cnuas("run /nonexistent/platform.yaml").exit_code, 2);

@@ -1,4 +1,6 @@
 // Data-center element models, each against a hand computation in picoseconds.
+#include <sstream>
+
 #include "basic/fixed_delay.h"
 #include "dc/bmc.h"
 #include "dc/host_cpu.h"
@@ -106,8 +108,8 @@ TEST(DcModels, PcieDirectionsUseSeparateEngines) {
   pcie->out.bind(host->in);
   // Bindings: pcie.in 0 from host, 1 from gpu; pcie.out 0 to gpu, 1 to host; the
   // initiator is binding 0 of host.in and gpu.in, pcie binding 1.
-  Route h2d{{host.get(), pcie.get(), gpu.get()}, {0, 0, 0}, {0, 0, 1}};
-  Route d2h{{gpu.get(), pcie.get(), host.get()}, {0, 1, 0}, {0, 1, 1}};
+  Route h2d{{host.get(), pcie.get(), gpu.get()}, {0, 0, 0}, 0};
+  Route d2h{{gpu.get(), pcie.get(), host.get()}, {0, 1, 0}, 0};
   Operation& down = make_operation("down", bytes(4096), StageMode::Serial, {});
   Operation& up = make_operation("up", bytes(4096), StageMode::Serial, {});
   down.route = &RunContext::current().add_route(h2d);
@@ -182,7 +184,7 @@ struct SwitchFixture {
   void send_all(std::uint64_t bytes_each) {
     for (std::uint32_t i = 0; i < 4; ++i) {
       Operation& op = make_operation("f" + std::to_string(i), bytes(bytes_each), StageMode::Serial,
-                                     {sources[i].get(), sw.get(), sink.get()}, {0, i, 0});
+                                     {sources[i].get(), sw.get(), sink.get()});
       initiator.plan(0, op, 0, i);
     }
   }
@@ -221,6 +223,26 @@ TEST(DcModels, IncastQueuesAtTheOutputPortAndBackPressureHoldsFrames) {
   EXPECT_EQ(f.sw->stats().held_ps, 327'680u + 655'360u);
 }
 
+TEST(DcModels, BackPressureHoldsAreInfoMessagesNamingTheSwitch) {
+  // The incast above with the switch at log level info: its two holds (f2
+  // 327.68 ns, f3 655.36 ns, on output port 0) are reported, nothing else is.
+  std::ostringstream log;
+  test_run().log_stream = &log;
+  SwitchFixture f({{"ports", "8"},
+                   {"port_rate", "100 Gbit/s"},
+                   {"buffer", "8 KiB"},
+                   {"frame", "4 KiB"},
+                   {"log", "info"}});
+  f.send_all(4096);
+  sc_core::sc_start();
+  test_run().log_stream = &std::cerr;
+  EXPECT_EQ(log.str(),
+            "cnuas: info: sw (cnuas.switch): 'f2' held 327680 ps upstream until lane 0 admits it "
+            "(back-pressure)\n"
+            "cnuas: info: sw (cnuas.switch): 'f3' held 655360 ps upstream until lane 0 admits it "
+            "(back-pressure)\n");
+}
+
 TEST(DcModels, UnlimitedBufferHoldsNothing) {
   SwitchFixture f({{"ports", "8"}, {"port_rate", "100 Gbit/s"}});
   f.send_all(4096);
@@ -235,8 +257,8 @@ TEST(DcModels, TwoFlowsShareALink) {
   TestInitiator a("a"), b("b");
   a.out.bind(link->in);
   b.out.bind(link->in);
-  Operation& fa = make_operation("fa", bytes(1'000'000), StageMode::Serial, {link.get()}, {0});
-  Operation& fb = make_operation("fb", bytes(1'000'000), StageMode::Serial, {link.get()}, {1});
+  Operation& fa = make_operation("fa", bytes(1'000'000), StageMode::Serial, {link.get()}, 0);
+  Operation& fb = make_operation("fb", bytes(1'000'000), StageMode::Serial, {link.get()}, 1);
   a.plan(0, fa, 0);
   b.plan(0, fb, 10'000'000);  // ready 10 us later, while fa is on the link
   sc_core::sc_start();

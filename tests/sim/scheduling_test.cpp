@@ -17,8 +17,8 @@ TEST(Scheduling, OutOfOrderArrivalsAreServedInTimeOrder) {
   TestInitiator a("a"), b("b");
   a.out.bind(pipe->in);
   b.out.bind(pipe->in);
-  Operation& late = make_operation("late", bytes(100), StageMode::Serial, {pipe.get()}, {0});
-  Operation& early = make_operation("early", bytes(100), StageMode::Serial, {pipe.get()}, {1});
+  Operation& late = make_operation("late", bytes(100), StageMode::Serial, {pipe.get()}, 0);
+  Operation& early = make_operation("early", bytes(100), StageMode::Serial, {pipe.get()}, 1);
   // a delivers first (t=0) a request ready at 100 ns; b delivers later (t=10 ns)
   // one ready at 50 ns. Served in call order, "late" would start at 100 ns.
   a.plan(0, late, 100'000);
@@ -42,8 +42,8 @@ TEST(Scheduling, EqualReadyTimesKeepArrivalOrder) {
   TestInitiator a("a"), b("b");
   a.out.bind(pipe->in);
   b.out.bind(pipe->in);
-  Operation& first = make_operation("zz_first", bytes(100), StageMode::Serial, {pipe.get()}, {0});
-  Operation& second = make_operation("aa_second", bytes(100), StageMode::Serial, {pipe.get()}, {1});
+  Operation& first = make_operation("zz_first", bytes(100), StageMode::Serial, {pipe.get()}, 0);
+  Operation& second = make_operation("aa_second", bytes(100), StageMode::Serial, {pipe.get()}, 1);
   // Both ready at 100 ns; b's request arrives later (t=20 ns), so it goes second
   // whatever the names or creation order.
   b.plan(20'000, second, 100'000);

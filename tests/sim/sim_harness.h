@@ -11,32 +11,40 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <systemc>
 
 #include "core/inputs/profile.h"
 #include "core/kernel/element.h"
 #include "core/kernel/run_context.h"
+#include "core/kernel/stage_protocol.h"
 
 namespace cnuas::testing_support {
+
+// The test process's run. SystemC elaborates once per process, so one context
+// serves the whole test; it is made before the first element (so that
+// RunContext::current() finds it) and lives until the process exits.
+inline RunContext& test_run() {
+  static RunContext run;
+  return run;
+}
 
 template <class Model>
 std::unique_ptr<Model> make_element(const char* name,
                                     const std::map<std::string, std::string>& fields) {
-  RunContext::current().scheduler();  // the shared calendar comes first
+  test_run().scheduler();  // the shared calendar comes first
   RawValues values;
   for (const auto& [k, v] : fields) values[k] = {v, {}};
   return std::make_unique<Model>(name, resolve_params(Model::schema(), values, name, {}));
 }
 
-// An operation along `path`; ports default to the first binding of each socket.
+// An operation along `path`, sent on `initiator_port` of path[0].in; each
+// element hands it on by the first binding of its `out`.
 inline Operation& make_operation(const std::string& name, WorkDims dims, StageMode mode,
-                                 std::vector<Element*> path,
-                                 std::vector<std::uint32_t> in_ports = {}) {
+                                 std::vector<Element*> path, std::uint32_t initiator_port = 0) {
   Route route;
   route.path = std::move(path);
   route.out_port.assign(route.path.size(), 0);
-  route.in_port = in_ports.empty() ? std::vector<std::uint32_t>(route.path.size(), 0) : in_ports;
+  route.initiator_port = initiator_port;
   const OperationSpec& spec = RunContext::current().add_spec({name, dims, false, false, ""});
   Operation op;
   op.spec = &spec;
@@ -55,9 +63,7 @@ inline WorkDims bytes(std::uint64_t n) {
 // Sends each planned operation at `send_at_ps` with `ready_at_ps - send_at_ps` as annotated delay.
 class TestInitiator : public sc_core::sc_module {
  public:
-  tlm_utils::multi_passthrough_initiator_socket<TestInitiator, 32, tlm::tlm_base_protocol_types, 0,
-                                                sc_core::SC_ZERO_OR_MORE_BOUND>
-      out;
+  StageInitiatorSocket<TestInitiator> out;
   std::map<std::string, std::uint64_t> completed_ps;
 
   SC_HAS_PROCESS(TestInitiator);

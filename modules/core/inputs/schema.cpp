@@ -29,6 +29,12 @@ Schema::Schema(std::string type, std::string summary)
   quantity("active_power", Dimension::Power, "0 W",
            "power each busy lane draws on top of idle_power");
   text("rack", "", "the rack whose power shelf feeds this element (empty: none)");
+  choice("log", {"inherit", "quiet", "warning", "info", "debug"}, "inherit",
+         "messages from this element: inherit (the run's --log level), quiet, warning, info (also "
+         "back-pressure holds) or debug (also every booked stage)");
+  boolean("trace", true,
+          "write this element's stages to the trace (false: left out of the trace files; stats, "
+          "power and waveforms still count them)");
 }
 
 Schema::Schema(std::string type, std::string summary, ProfileKind)

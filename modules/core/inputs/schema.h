@@ -40,7 +40,7 @@ struct ProfileKind {};
 
 class Schema {
  public:
-  // Every type starts with the fields all elements share (power, rack).
+  // Every type starts with the fields all elements share (power, rack, log, trace).
   Schema(std::string type, std::string summary);
   // A profile kind: only the fields it declares.
   Schema(std::string type, std::string summary, ProfileKind);

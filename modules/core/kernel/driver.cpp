@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "core/kernel/element.h"
-#include "core/kernel/run_context.h"
 #include "core/kernel/scheduler.h"
 
 namespace cnuas {
@@ -37,11 +36,9 @@ void DependencyGraph::finalize() {
   edges_.shrink_to_fit();
 }
 
-WorkloadDriver::WorkloadDriver(sc_core::sc_module_name name, DependencyGraph graph)
-    : sc_module(name),
-      out("out"),
-      graph_(std::move(graph)),
-      payloads_(RunContext::current().payloads()) {
+WorkloadDriver::WorkloadDriver(sc_core::sc_module_name name, DependencyGraph graph,
+                               PayloadPool& payloads)
+    : sc_module(name), out("out"), graph_(std::move(graph)), payloads_(payloads) {
   out.register_nb_transport_bw(this, &WorkloadDriver::nb_transport_bw);
   graph_.finalize();
   for (const Operation* op : graph_.ops_) total_ += op != nullptr;

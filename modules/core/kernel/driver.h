@@ -12,11 +12,11 @@
 #include <cstdint>
 #include <vector>
 
-#include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <systemc>
 #include <tlm>
 
 #include "core/kernel/operation.h"
+#include "core/kernel/stage_protocol.h"
 
 namespace cnuas {
 
@@ -47,12 +47,11 @@ class DependencyGraph {
 
 class WorkloadDriver : public sc_core::sc_module {
  public:
-  tlm_utils::multi_passthrough_initiator_socket<WorkloadDriver, 32, tlm::tlm_base_protocol_types, 0,
-                                                sc_core::SC_ZERO_OR_MORE_BOUND>
-      out;
+  StageInitiatorSocket<WorkloadDriver> out;
 
   SC_HAS_PROCESS(WorkloadDriver);
-  WorkloadDriver(sc_core::sc_module_name name, DependencyGraph graph);
+  // Payloads come from the run's pool, which must outlive the driver.
+  WorkloadDriver(sc_core::sc_module_name name, DependencyGraph graph, PayloadPool& payloads);
 
   std::uint64_t completed_operations() const { return completed_; }
   std::uint64_t total_operations() const { return total_; }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/inputs/rational.h"
+#include "core/kernel/errors.h"
 #include "core/kernel/run_context.h"
 
 namespace cnuas {
@@ -15,10 +17,13 @@ Element::Element(sc_core::sc_module_name name, const ParamSet& params, std::uint
       params_(params),
       lanes_(lanes),
       context_(RunContext::current()),
-      index_(context_.add_component(this)) {
+      index_(context_.add_component(this)),
+      log_level_(params_.text("log") == "inherit" ? context_.log_level
+                                                  : *parse_log_level(params_.text("log"))),
+      traced_(params_.boolean("trace")) {
+  // The stage protocol has no backward calls into `out` and no b_transport:
+  // responses go straight to the initiator (stage_protocol.h).
   in.register_nb_transport_fw(this, &Element::nb_transport_fw);
-  in.register_b_transport(this, &Element::b_transport);
-  out.register_nb_transport_bw(this, &Element::nb_transport_bw);
   if (Waveforms* w = context_.waveforms()) {
     for (std::uint32_t lane = 0; lane < lanes; ++lane)
       busy_signal_.push_back(
@@ -39,11 +44,24 @@ Element::Element(sc_core::sc_module_name name, const ParamSet& params, std::uint
   }
 }
 
+std::string Element::describe(const std::string& message) const {
+  return fmt::format("{} ({}): {}", name(), type(), message);
+}
+
+void Element::log(LogLevel level, const std::string& message) const {
+  if (!logs(level)) return;
+  *context_.log_stream << "cnuas: " << log_level_name(level) << ": " << describe(message) << "\n";
+}
+
 tlm::tlm_sync_enum Element::nb_transport_fw(int, tlm::tlm_generic_payload& trans,
                                             tlm::tlm_phase& phase, sc_core::sc_time& delay) {
   auto* ext = trans.get_extension<OperationExtension>();
   if (phase != tlm::BEGIN_REQ || ext == nullptr || ext->operation == nullptr) {
-    // Foreign initiators use b_transport; a bare nb request is a protocol error.
+    // Only Cnuas initiators can reach `in` (the socket type sees to that), so
+    // this is a bug in one of them, not bad input.
+    context_.fail_internal(
+        describe(fmt::format("stage-protocol request without {}",
+                             phase != tlm::BEGIN_REQ ? "BEGIN_REQ" : "an operation")));
     trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return tlm::TLM_COMPLETED;
   }
@@ -53,7 +71,7 @@ tlm::tlm_sync_enum Element::nb_transport_fw(int, tlm::tlm_generic_payload& trans
 }
 
 void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready_ps) {
-  if (!context_.failure().empty()) return;  // the run is stopping
+  if (context_.failed()) return;  // the run is stopping
   std::optional<std::uint32_t> pin;
   Booking b;
   try {
@@ -63,6 +81,13 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
       // Calibrated prediction; least-squares coefficients are binary floating
       // point, evaluated the same way every run.
       const double t = calibration_->a * static_cast<double>(service) + calibration_->b_s * 1e12;
+      if (t < 0 && !warned_negative_calibration_) {
+        warned_negative_calibration_ = true;
+        log(LogLevel::Warning,
+            fmt::format("the calibration for '{}' predicts {:.6g} ps for operation '{}' (analytic "
+                        "{} ps); negative predictions are served in 0 ps (reported once)",
+                        calibration_->target, t, op.name(), service));
+      }
       service = t <= 0 ? 0 : static_cast<std::uint64_t>(std::ceil(t));
     }
     pin = pinned_lane(context);
@@ -71,6 +96,10 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
       if (admitted > ready_ps) {
         stats_.held_ps += admitted - ready_ps;
         ++stats_.held_stages;
+        if (logs(LogLevel::Info))
+          log(LogLevel::Info, fmt::format("'{}' held {} ps upstream until lane {} admits it "
+                                          "(back-pressure)",
+                                          op.name(), admitted - ready_ps, *pin));
       }
       b = lanes_.book_pinned(*pin, admitted, service);
     } else {
@@ -79,9 +108,23 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
               ? lanes_.book(ready_ps, service)
               : lanes_.book_among(range.first, range.count, ready_ps, service);
     }
+  } catch (const InputError& e) {
+    context_.fail_input(
+        describe(fmt::format("cannot serve operation '{}': {}", op.name(), e.what())));
+    return;
+  } catch (const OverflowError& e) {  // exact arithmetic on the user's figures left 128 bits
+    context_.fail_input(
+        describe(fmt::format("cannot serve operation '{}': {}", op.name(), e.what())));
+    return;
   } catch (const std::exception& e) {
-    context_.fail(fmt::format("{} ({}): cannot serve operation '{}': {}", name(), type(), op.name(),
-                              e.what()));
+    // Anything else is the model's own fault, not the input's.
+    context_.fail_internal(describe(fmt::format("the model failed on operation '{}' (stage {}): {}",
+                                                op.name(), stage, e.what())));
+    return;
+  } catch (...) {
+    context_.fail_internal(describe(
+        fmt::format("the model failed on operation '{}' (stage {}) with a non-standard exception",
+                    op.name(), stage)));
     return;
   }
   if (b.end_ps > op.end_ps) op.end_ps = b.end_ps;
@@ -92,6 +135,10 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
   else
     stats_.waits_ps.push_back(b.start_ps - ready_ps);
   ++stats_.stages;
+  if (logs(LogLevel::Debug))
+    log(LogLevel::Debug,
+        fmt::format("booked '{}' stage {} on lane {}: ready {} ps, start {} ps, end {} ps",
+                    op.name(), stage, b.lane, ready_ps, b.start_ps, b.end_ps));
   if (Waveforms* w = context_.waveforms()) {
     w->post(busy_signal_[b.lane], b.start_ps, +1);
     w->post(busy_signal_[b.lane], b.end_ps, -1);
@@ -116,40 +163,19 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
     sc_core::sc_time delay = ps_time(next_ready - now);
     out[static_cast<int>(route.out_port[stage])]->nb_transport_fw(*op.payload, phase, delay);
   } else {
-    op.response_stage = stage;
     respond_to_initiator(op);
   }
 }
 
-void Element::respond(Operation& op) {
+void Element::respond_to_initiator(Operation& op) {
+  // The elements in between have nothing to add to a response, so it goes
+  // straight to the operation's initiator through the first element's target
+  // socket: one call instead of one per hop, which matters on large platforms.
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   sc_core::sc_time delay = ps_time(op.end_ps - now_ps());
   op.payload->set_response_status(tlm::TLM_OK_RESPONSE);
-  in[static_cast<int>(op.route->in_port[op.response_stage])]->nb_transport_bw(*op.payload, phase,
-                                                                              delay);
-}
-
-void Element::respond_to_initiator(Operation& op) {
-  // The elements in between only pass a response on, so it goes straight to the
-  // operation's initiator through the first element's target socket: one call
-  // instead of one per hop, which matters on large platforms.
   Element& first = *op.route->path.front();
-  op.response_stage = 0;
-  first.respond(op);
-}
-
-tlm::tlm_sync_enum Element::nb_transport_bw(int, tlm::tlm_generic_payload& trans, tlm::tlm_phase&,
-                                            sc_core::sc_time&) {
-  // The response walks back along the path to the initiator of the operation.
-  Operation& op = *trans.get_extension<OperationExtension>()->operation;
-  --op.response_stage;
-  respond(op);
-  return tlm::TLM_COMPLETED;
-}
-
-void Element::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_time&) {
-  // Cnuas elements are driven through nb_transport with an operation attached.
-  trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+  first.in[static_cast<int>(op.route->initiator_port)]->nb_transport_bw(*op.payload, phase, delay);
 }
 
 }  // namespace cnuas

@@ -1,11 +1,14 @@
 // The base of every Cnuas hardware element.
 //
-// An element is an sc_module with a TLM-2.0 target socket `in` and initiator
-// socket `out` (multi-bindable, connected by hierarchical name). Work arrives as
-// a tlm_generic_payload carrying an OperationExtension; the element turns the
-// operation's work dimensions into a service time and books it on its lanes
-// through the shared scheduler. Lanes, trace, stats and waveforms come from here
-// so no model re-implements them: a model only says how long its work takes.
+// An element is an sc_module with a target socket `in` and an initiator socket
+// `out` (multi-bindable, connected by hierarchical name) of Cnuas's stage
+// protocol (stage_protocol.h: BEGIN_REQ forward with the ready time as delay,
+// BEGIN_RESP straight back to the initiator, timing-only payloads). Work
+// arrives as a tlm_generic_payload carrying an OperationExtension; the element
+// turns the operation's work dimensions into a service time and books it on
+// its lanes through the shared scheduler. Lanes, trace, stats and waveforms
+// come from here so no model re-implements them: a model only says how long its
+// work takes.
 #pragma once
 
 #include <cstdint>
@@ -13,14 +16,14 @@
 #include <string>
 #include <vector>
 
-#include <tlm_utils/multi_passthrough_initiator_socket.h>
-#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <systemc>
 #include <tlm>
 
 #include "core/inputs/schema.h"
 #include "core/kernel/lanes.h"
+#include "core/kernel/log.h"
 #include "core/kernel/operation.h"
+#include "core/kernel/stage_protocol.h"
 
 namespace cnuas {
 
@@ -35,12 +38,8 @@ struct ElementStats {
 
 class Element : public sc_core::sc_module {
  public:
-  tlm_utils::multi_passthrough_target_socket<Element, 32, tlm::tlm_base_protocol_types, 0,
-                                             sc_core::SC_ZERO_OR_MORE_BOUND>
-      in;
-  tlm_utils::multi_passthrough_initiator_socket<Element, 32, tlm::tlm_base_protocol_types, 0,
-                                                sc_core::SC_ZERO_OR_MORE_BOUND>
-      out;
+  StageTargetSocket<Element> in;
+  StageInitiatorSocket<Element> out;
 
   Element(sc_core::sc_module_name name, const ParamSet& params, std::uint32_t lanes);
   const char* kind() const override { return "cnuas_element"; }
@@ -50,6 +49,17 @@ class Element : public sc_core::sc_module {
   const LaneSet& lanes() const { return lanes_; }
   const ElementStats& stats() const { return stats_; }
   std::uint32_t index() const { return index_; }
+  // Whether this element's stages go to the trace files (its `trace` field).
+  bool traced() const { return traced_; }
+
+  // Messages about this element name it: "<hierarchical name> (<type>): <message>".
+  std::string describe(const std::string& message) const;
+  // This element's level: its `log` field, or the run's level when "inherit".
+  LogLevel log_level() const { return log_level_; }
+  // Whether a message of `level` would be written; ask before building a costly one.
+  bool logs(LogLevel level) const { return level != LogLevel::Quiet && level <= log_level_; }
+  // Writes "cnuas: <level>: " + describe(message) to the run's log when logs(level).
+  void log(LogLevel level, const std::string& message) const;
 
   // Analytic service time for one stage of `op`, in picoseconds, rounded up.
   virtual std::uint64_t service_ps(const Stage& stage) = 0;
@@ -101,10 +111,6 @@ class Element : public sc_core::sc_module {
  private:
   tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
-  tlm::tlm_sync_enum nb_transport_bw(int id, tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
-                                     sc_core::sc_time& delay);
-  void b_transport(int id, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
-  void respond(Operation& op);
   void respond_to_initiator(Operation& op);
 
   LaneSet lanes_;
@@ -112,6 +118,9 @@ class Element : public sc_core::sc_module {
   ElementStats stats_;
   RunContext& context_;
   std::uint32_t index_;
+  LogLevel log_level_;
+  bool traced_;
+  bool warned_negative_calibration_ = false;
   std::vector<std::uint32_t> busy_signal_;  // waveform ids, when VCD is on
   std::uint32_t queue_signal_ = 0;
   std::vector<std::uint32_t> power_signals_;  // the rack's and the platform's, when VCD is on

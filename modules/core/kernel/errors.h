@@ -1,4 +1,5 @@
-// Input errors carry where they happened; the command turns them into exit code 2.
+// Input errors carry where they happened; the command turns them into exit
+// code 2. Internal errors (a bug in Cnuas or in a model) exit 1 and say so.
 #pragma once
 
 #include <stdexcept>
@@ -26,6 +27,13 @@ class InputError : public std::runtime_error {
   explicit InputError(const std::string& message) : std::runtime_error(message) {}
   InputError(const SourceLocation& where, const std::string& message)
       : std::runtime_error(where.str().empty() ? message : where.str() + ": " + message) {}
+};
+
+// A fault in Cnuas or in a model's own logic, never the user's input: the
+// command reports it as an internal error with exit code 1.
+class InternalError : public std::logic_error {
+ public:
+  explicit InternalError(const std::string& message) : std::logic_error(message) {}
 };
 
 // Nearest candidate by edit distance, or "" when none is plausibly meant.

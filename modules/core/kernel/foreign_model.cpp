@@ -1,5 +1,7 @@
 #include "core/kernel/foreign_model.h"
 
+#include <cstdint>
+
 #include <fmt/format.h>
 
 namespace cnuas {
@@ -8,10 +10,12 @@ ForeignModel::ForeignModel(sc_core::sc_module_name name, const ParamSet& params,
                            ForeignCreateFn create)
     : Element(name, params, static_cast<std::uint32_t>(params.integer("lanes"))),
       to_model("to_model") {
-  model_ = create(type().c_str(), "model");
+  // The plugin makes the model with `new`; the wrapper owns it from here on and
+  // deletes it before itself, as SystemC wants children gone before parents.
+  model_.reset(create(type().c_str(), "model"));
   if (model_ == nullptr)
     throw InputError(
-        fmt::format("{}: plugin did not create a model of type '{}'", this->name(), type()));
+        describe(fmt::format("the plugin did not create a model of type '{}'", type())));
   using TargetSocket =
       tlm::tlm_base_target_socket_b<32, tlm::tlm_fw_transport_if<>, tlm::tlm_bw_transport_if<>>;
   TargetSocket* target = nullptr;
@@ -21,13 +25,16 @@ ForeignModel::ForeignModel(sc_core::sc_module_name name, const ParamSet& params,
       break;
     }
   if (target == nullptr)
-    throw InputError(fmt::format("{}: plugin model '{}' has no 32-bit TLM-2.0 target socket",
-                                 this->name(), type()));
+    throw InputError(describe("the plugin's model has no 32-bit TLM-2.0 target socket"));
   to_model.bind(*target);
 }
 
 std::uint64_t ForeignModel::service_ps(const Stage& stage) {
   const std::uint64_t bytes = stage.dims().get(WorkDim::Bytes);
+  // A base-protocol payload's length is an unsigned int; the buffer is real.
+  if (bytes > UINT32_MAX)
+    throw InputError(fmt::format("{} bytes in one request; a TLM-2.0 model takes at most {}", bytes,
+                                 UINT32_MAX));
   if (scratch_.size() < bytes) scratch_.resize(bytes);
   tlm::tlm_generic_payload trans;
   trans.set_command(tlm::TLM_WRITE_COMMAND);
@@ -54,8 +61,8 @@ std::unique_ptr<Schema> foreign_model_schema(const std::string& type, const std:
 ModelInfo foreign_model_info(const Schema& schema, ForeignCreateFn create,
                              const std::string& origin) {
   return {&schema,
-          [create](const std::string& name, const ParamSet& params) -> Element* {
-            return new ForeignModel(name.c_str(), params, create);
+          [create](const std::string& name, const ParamSet& params) -> std::unique_ptr<Element> {
+            return std::make_unique<ForeignModel>(name.c_str(), params, create);
           },
           origin};
 }

@@ -1,8 +1,11 @@
-// A third-party TLM-2.0 target placed on a Cnuas path.
+// A third-party TLM-2.0 target placed on a Cnuas path: the one bridge between
+// Cnuas's stage protocol (stage_protocol.h) and the TLM-2.0 base protocol.
 //
-// The wrapper is a Cnuas element: it books lanes and writes the trace like any
-// other. Its service time is what the foreign model annotates when the wrapper
-// calls its b_transport (loosely-timed style; the model must not wait()).
+// The wrapper is a Cnuas element: it takes stages on its stage-protocol `in`,
+// books lanes and writes the trace like any other. Its service time is what the
+// foreign model annotates when the wrapper calls its b_transport through the
+// base-protocol socket `to_model`, with a real data buffer of `bytes` bytes
+// (loosely-timed style; the model must not wait()).
 #pragma once
 
 #include <memory>
@@ -25,10 +28,10 @@ class ForeignModel : public Element {
   std::uint64_t service_ps(const Stage& stage) override;
   // The foreign model may read sc_time_stamp() in b_transport: call it on time.
   bool allows_lookahead() const override { return false; }
-  sc_core::sc_module* model() const { return model_; }
+  sc_core::sc_module* model() const { return model_.get(); }
 
  private:
-  sc_core::sc_module* model_ = nullptr;
+  std::unique_ptr<sc_core::sc_module> model_;  // declared after to_model: destroyed first
   std::vector<unsigned char> scratch_;
 };
 

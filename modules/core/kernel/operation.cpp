@@ -1,7 +1,5 @@
 #include "core/kernel/operation.h"
 
-#include <algorithm>
-
 namespace cnuas {
 
 tlm::tlm_generic_payload& PayloadPool::acquire(Operation& op) {
@@ -17,9 +15,11 @@ tlm::tlm_generic_payload& PayloadPool::acquire(Operation& op) {
   ext->next_stage = 0;
   p->set_command(op.spec->read ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
   p->set_address(op.dims->has(WorkDim::Address) ? op.dims->get(WorkDim::Address) : 0);
-  p->set_data_ptr(nullptr);  // timing only: the operation carries its work dimensions
-  p->set_data_length(static_cast<unsigned>(std::min<std::uint64_t>(
-      op.dims->has(WorkDim::Bytes) ? op.dims->get(WorkDim::Bytes) : 0, UINT32_MAX)));
+  // Timing only (stage_protocol.h): the operation carries its work dimensions.
+  p->set_data_ptr(nullptr);
+  p->set_data_length(0);
+  p->set_streaming_width(0);
+  p->set_byte_enable_ptr(nullptr);
   p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   op.payload = p;
   return *p;

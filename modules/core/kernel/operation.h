@@ -24,8 +24,8 @@ enum class StageMode : std::uint8_t {
 struct Route {
   std::vector<Element*> path;
   std::vector<std::uint32_t> out_port;  // out_port[k]: binding of path[k].out leading to path[k+1]
-  std::vector<std::uint32_t>
-      in_port;  // in_port[k]: binding of path[k].in it arrives by (0: the initiator)
+  // Binding of path[0].in the initiator is on: the response goes back through it.
+  std::uint32_t initiator_port = 0;
 };
 
 // What every repetition of a workload entry shares.
@@ -46,7 +46,6 @@ struct Operation {
   std::uint64_t end_ps = 0;    // latest stage end so far
   std::uint32_t index = 0;
   std::uint32_t repetition = 0;
-  std::uint32_t response_stage = 0;  // walks back along the path on the response
   StageMode mode = StageMode::Serial;
   tlm::tlm_generic_payload* payload = nullptr;  // held only while in flight
 
@@ -71,7 +70,8 @@ struct Stage {
   std::uint32_t out_port() const { return op.route->out_port[index]; }
 };
 
-// Ties a TLM transaction to its operation and the stage it is heading for.
+// Ties a stage-protocol transaction to its operation and the stage it is
+// heading for: the work travels here, not in the payload's data.
 struct OperationExtension : tlm::tlm_extension<OperationExtension> {
   Operation* operation = nullptr;
   std::uint32_t next_stage = 0;

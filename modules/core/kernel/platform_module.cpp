@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/inputs/profile.h"
+#include "core/kernel/errors.h"
 
 namespace cnuas {
 
@@ -52,8 +53,8 @@ PlatformModule::PlatformModule(sc_core::sc_module_name name, const PlatformDesc&
   for (const Connection& c : desc.connections) {
     const std::size_t from = by_name_.at(c.from), to = by_name_.at(c.to);
     // multi_passthrough sockets number their bindings in binding order.
-    ports_[from].push_back(
-        {elements_[to], static_cast<std::uint32_t>(ports_[from].size()), in_bindings_[to]++});
+    ports_[from].push_back({elements_[to], static_cast<std::uint32_t>(ports_[from].size())});
+    ++in_bindings_[to];
     elements_[from]->out.bind(elements_[to]->in);
   }
 }
@@ -74,10 +75,11 @@ void PlatformModule::create(const Node& node) {
     const ElementInstance& inst = *child->element;
     const ModelInfo& model = Registry::instance().require(inst.type, inst.where);
     if (inst.params.schema() != model.schema)
-      throw std::logic_error(
+      throw InternalError(
           fmt::format("element '{}' was not resolved before elaboration", inst.name));
-    Element* e = model.create(child->name, inst.params);
-    owned_.emplace_back(e);
+    std::unique_ptr<Element> made = model.create(child->name, inst.params);
+    Element* e = made.get();
+    owned_.push_back(std::move(made));
     by_name_.emplace(inst.name, elements_.size());
     position_of_.emplace(e, elements_.size());
     elements_.push_back(e);

@@ -22,11 +22,10 @@ class PlatformModule : public sc_core::sc_module {
 
   Element& element(const std::string& instance_name) const;
   const std::vector<Element*>& elements() const { return elements_; }
-  // Binding of from.out leading to `to`, and of to.in it arrives by.
+  // Binding of from.out leading to `to`.
   std::uint32_t out_port(const Element* from, const Element* to) const {
     return port(from, to).out;
   }
-  std::uint32_t in_port(const Element* from, const Element* to) const { return port(from, to).in; }
   // Binding of e.in the workload driver uses (the driver binds after all connections).
   std::uint32_t driver_in_port(const Element* e) const { return in_bindings_[position_of_.at(e)]; }
 
@@ -34,7 +33,6 @@ class PlatformModule : public sc_core::sc_module {
   struct Port {
     const Element* target;
     std::uint32_t out;
-    std::uint32_t in;
   };
   struct Node;
   class Group;

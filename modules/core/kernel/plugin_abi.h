@@ -5,7 +5,9 @@
  *   const char* const* cnuas_plugin_model_types(void);
  *       null-terminated array of alternating type names and one-line summaries
  *   sc_core::sc_module* cnuas_plugin_create(const char* type, const char* name);
- *       a new module of that type named `name`, or null for an unknown type
+ *       a new module of that type named `name` (allocated with `new`), or null
+ *       for an unknown type. Cnuas owns it from then on: its wrapper element
+ *       deletes it, before itself, when the platform is torn down.
  */
 #pragma once
 

@@ -3,13 +3,12 @@
 #include <algorithm>
 
 #include "core/kernel/element.h"
-#include "core/kernel/run_context.h"
 #include "core/kernel/scheduler.h"
 
 namespace cnuas {
 
-ProgramDriver::ProgramDriver(sc_core::sc_module_name name)
-    : sc_module(name), out("out"), payloads_(RunContext::current().payloads()) {
+ProgramDriver::ProgramDriver(sc_core::sc_module_name name, PayloadPool& payloads)
+    : sc_module(name), out("out"), payloads_(payloads) {
   out.register_nb_transport_bw(this, &ProgramDriver::nb_transport_bw);
 }
 

@@ -6,22 +6,21 @@
 #include <cstdint>
 #include <functional>
 
-#include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <systemc>
 #include <tlm>
 
 #include "core/kernel/operation.h"
+#include "core/kernel/stage_protocol.h"
 
 namespace cnuas {
 
 class ProgramDriver : public sc_core::sc_module {
  public:
-  tlm_utils::multi_passthrough_initiator_socket<ProgramDriver, 32, tlm::tlm_base_protocol_types, 0,
-                                                sc_core::SC_ZERO_OR_MORE_BOUND>
-      out;
+  StageInitiatorSocket<ProgramDriver> out;
   using Completion = std::function<void(Operation&, std::uint64_t done_ps)>;
 
-  explicit ProgramDriver(sc_core::sc_module_name name);
+  // Payloads come from the run's pool, which must outlive the driver.
+  ProgramDriver(sc_core::sc_module_name name, PayloadPool& payloads);
   void on_completion(Completion c) { completion_ = std::move(c); }
   // Starts `op` at its first element at `ready_ps` (not before the current time).
   void inject(Operation& op, std::uint64_t ready_ps);

@@ -16,7 +16,8 @@ class Element;
 
 struct ModelInfo {
   const Schema* schema = nullptr;
-  std::function<Element*(const std::string& name, const ParamSet& params)> create;
+  // A new element, owned by the caller (the platform module, a probe, a test).
+  std::function<std::unique_ptr<Element>(const std::string& name, const ParamSet& params)> create;
   std::string origin;  // "built-in" or the plugin file that brought it
 };
 
@@ -46,11 +47,12 @@ class Registry {
 
 template <class Model>
 bool register_model() {
-  Registry::instance().add({&Model::schema(),
-                            [](const std::string& name, const ParamSet& params) -> Element* {
-                              return new Model(name.c_str(), params);
-                            },
-                            "built-in"});
+  Registry::instance().add(
+      {&Model::schema(),
+       [](const std::string& name, const ParamSet& params) -> std::unique_ptr<Element> {
+         return std::make_unique<Model>(name.c_str(), params);
+       },
+       "built-in"});
   return true;
 }
 

@@ -1,12 +1,28 @@
 #include "core/kernel/run_context.h"
 
 #include "core/kernel/element.h"
+#include "core/kernel/errors.h"
 
 namespace cnuas {
 
+RunContext* RunContext::active_ = nullptr;
+
+RunContext::RunContext() {
+  if (active_ != nullptr)
+    throw InternalError("a second simulation run was started while one is active");
+  active_ = this;
+}
+
+RunContext::~RunContext() {
+  if (active_ == this) active_ = nullptr;
+}
+
 RunContext& RunContext::current() {
-  static RunContext context;
-  return context;
+  if (active_ == nullptr)
+    throw InternalError(
+        "no simulation run is active: elements are built inside a run (Simulation) or by a "
+        "caller that owns a RunContext");
+  return *active_;
 }
 
 Scheduler& RunContext::scheduler() {
@@ -33,10 +49,17 @@ Operation& RunContext::add_operation(Operation op) {
   return operations_.back();
 }
 
-void RunContext::fail(const std::string& message) {
-  if (!failure_.empty()) return;
+void RunContext::fail(const std::string& message, bool internal) {
+  if (failed()) return;
   failure_ = message;
+  internal_failure_ = internal;
   sc_core::sc_stop();
+}
+
+void RunContext::throw_if_failed() const {
+  if (!failed()) return;
+  if (internal_failure_) throw InternalError(failure_);
+  throw InputError(failure_);
 }
 
 const OperationSpec& RunContext::add_spec(OperationSpec spec) {

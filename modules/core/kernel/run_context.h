@@ -1,13 +1,25 @@
 // Everything one simulation run shares: the scheduler, the trace, the elements
-// and the operations. SystemC elaborates once per process, so there is one run
-// per process and elements reach it through RunContext::current().
+// and the operations.
+//
+// Lifetimes. Whoever runs a simulation owns its RunContext: a Simulation (one
+// member, made with it and destroyed after its elements and drivers), the
+// calibration probe, a test or a benchmark. While it exists it is the *active*
+// context, and there is at most one at a time (SystemC elaborates one design
+// per process; a second is an internal error). Elements are made by factories
+// with a fixed signature, so they take the active context from current() in
+// their constructor and keep a reference; nothing reaches for it later, and
+// current() with none active is an internal error. Drivers and the run are
+// given what they need explicitly. The context owns the scheduler and the
+// waveforms (sc_modules); it must outlive every element built in it.
 #pragma once
 
 #include <deque>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/kernel/log.h"
 #include "core/kernel/operation.h"
 #include "core/kernel/scheduler.h"
 #include "core/kernel/trace.h"
@@ -19,6 +31,12 @@ class Element;
 
 class RunContext {
  public:
+  RunContext();  // becomes the active context
+  ~RunContext();
+  RunContext(const RunContext&) = delete;
+  RunContext& operator=(const RunContext&) = delete;
+
+  // The active context; throws InternalError when there is none.
   static RunContext& current();
 
   Scheduler& scheduler();
@@ -40,11 +58,17 @@ class RunContext {
   const OperationSpec& add_spec(OperationSpec spec);
   PayloadPool& payloads() { return payloads_; }
 
-  // Bad input discovered while simulating (a service time beyond 2^64 ps, a
-  // foreign model's error response): recorded, the simulation stops, and the
-  // command reports it as an input error.
-  void fail(const std::string& message);
+  // A failure while simulating stops the simulation; the first one is kept.
+  // Bad input (a service time beyond 2^64 ps from the user's figures, a
+  // foreign model's error response) is reported as an input error (exit 2);
+  // anything else a model throws, or a broken protocol, as an internal error
+  // (exit 1). `message` names the element and the operation.
+  void fail_input(const std::string& message) { fail(message, false); }
+  void fail_internal(const std::string& message) { fail(message, true); }
+  bool failed() const { return !failure_.empty(); }
   const std::string& failure() const { return failure_; }
+  // Throws the recorded failure (InputError or InternalError); nothing when none.
+  void throw_if_failed() const;
 
   // Per component: JSON members naming its calibration target and held-out
   // error, or "" while it reports analytic time.
@@ -52,11 +76,18 @@ class RunContext {
 
   TraceHeader header;
   bool trace_enabled = true;
+  // The run's message level (elements whose `log` is "inherit" take it; set it
+  // before they are built) and where messages go.
+  LogLevel log_level = LogLevel::Warning;
+  std::ostream* log_stream = &std::cerr;
 
  private:
-  RunContext() = default;
+  static RunContext* active_;
+  void fail(const std::string& message, bool internal);
+
   std::unique_ptr<Scheduler> scheduler_;
   std::string failure_;
+  bool internal_failure_ = false;
   Waveforms* waveforms_ = nullptr;
   std::unique_ptr<Waveforms> waveforms_owner_;
   TraceSink trace_;

@@ -42,6 +42,16 @@ std::vector<std::uint64_t> TraceSink::ordered() const {
   return order;
 }
 
+void drop_untraced_stages(std::vector<std::uint64_t>& ordered, const TraceSink& sink,
+                          const std::vector<bool>& traced) {
+  if (std::find(traced.begin(), traced.end(), false) == traced.end()) return;
+  ordered.erase(std::remove_if(ordered.begin(), ordered.end(),
+                               [&](std::uint64_t seq) {
+                                 return seq < sink.size() && !traced[sink[seq].component];
+                               }),
+                ordered.end());
+}
+
 std::string ps_to_us_text(std::uint64_t ps) {
   return fmt::format("{}.{:06}", ps / 1000000, ps % 1000000);
 }

@@ -94,6 +94,11 @@ struct TraceNames {
   const std::vector<std::string>* calibration_members = nullptr;
 };
 
+// Removes from `ordered` the stages of components whose `traced` entry is
+// false; point events stay. Nothing changes when every component is traced.
+void drop_untraced_stages(std::vector<std::uint64_t>& ordered, const TraceSink& sink,
+                          const std::vector<bool>& traced);
+
 void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const TraceSink& sink,
                        const std::vector<std::uint64_t>& ordered, const TraceNames& names);
 void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const TraceSink& sink,

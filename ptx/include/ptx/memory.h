@@ -1,11 +1,21 @@
 // Device memory the PTX engine reads and writes: allocations in one 64-bit
-// address space, every access bounds-checked against the allocation it falls in.
+// address space, placed as the CUDA driver places them. Allocations are
+// rounded to their alignment and carved out of 2 MiB pages (an allocation of
+// 2 MiB or more gets pages of its own); an access inside a mapped page but
+// past the end of every allocation is what the hardware lets through and a
+// memory checker reports (see find_mapped); one outside every mapped page faults.
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <set>
+#include <string>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace cnuas::ptx {
 
@@ -15,10 +25,51 @@ constexpr std::uint64_t kSharedWindow = 0x0000'0100'0000'0000ull;
 constexpr std::uint64_t kLocalWindow = 0x0000'0200'0000'0000ull;
 constexpr std::uint64_t kWindowSize = 0x0000'0001'0000'0000ull;
 constexpr std::uint64_t kGlobalBase = 0x0000'7000'0000'0000ull;
+// The GPU maps device memory in pages of this size.
+constexpr std::uint64_t kDevicePage = 2ull << 20;
+
+// One read-modify-write of `bytes` (1, 2, 4 or 8, aligned) at p as a single
+// host atomic operation, so that host threads working on the same memory at
+// the same time (managed, mapped pinned and registered memory is the
+// program's own) lose no update; op maps the old value, zero-extended, to the
+// new one. Returns the old value. Other sizes or misaligned bytes: a plain
+// read and write.
+template <class Op>
+std::uint64_t atomic_update(std::uint8_t* p, unsigned bytes, Op op) {
+  auto exchange = [&](auto* at) -> std::uint64_t {
+    using T = std::remove_pointer_t<decltype(at)>;
+    T old = __atomic_load_n(at, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(at, &old, static_cast<T>(op(std::uint64_t{old})), true,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    }
+    return old;
+  };
+  if (reinterpret_cast<std::uintptr_t>(p) % bytes == 0) {
+    switch (bytes) {
+      case 1:
+        return exchange(p);
+      case 2:
+        return exchange(reinterpret_cast<std::uint16_t*>(p));
+      case 4:
+        return exchange(reinterpret_cast<std::uint32_t*>(p));
+      case 8:
+        return exchange(reinterpret_cast<std::uint64_t*>(p));
+      default:
+        break;
+    }
+  }
+  const unsigned n = bytes > 8 ? 8 : bytes;
+  std::uint64_t old = 0;
+  std::memcpy(&old, p, n);
+  const std::uint64_t value = op(old);
+  std::memcpy(p, &value, n);
+  return old;
+}
 
 class DeviceMemory {
  public:
-  // Zero-filled, aligned to `align` (a power of two).
+  // Zero-filled, aligned to `align` (a power of two) and rounded up to a
+  // multiple of it. Addresses depend only on the order of the calls.
   std::uint64_t allocate(std::uint64_t bytes, std::uint64_t align = 256);
   // Makes host memory device-visible at its own address (managed and mapped
   // pinned memory); the caller keeps ownership. The range must not overlap an
@@ -28,6 +79,9 @@ class DeviceMemory {
   bool is_adopted(std::uint64_t addr) const;
   // The allocation containing addr: its base and size, or {0, 0}.
   std::pair<std::uint64_t, std::uint64_t> allocation_of(std::uint64_t addr) const;
+  // The allocation at or below addr that addr is not inside (for messages):
+  // its base and size, or {0, 0}.
+  std::pair<std::uint64_t, std::uint64_t> allocation_below(std::uint64_t addr) const;
   // Throws std::invalid_argument when addr is not the start of an allocation.
   void free(std::uint64_t addr);
   // Host-side copies; throw std::out_of_range when the range is not allocated.
@@ -39,21 +93,66 @@ class DeviceMemory {
       return hit_data_ + (addr - hit_base_);
     return find_slow(addr, bytes);
   }
+  // The bytes [addr, addr+bytes) when they lie in one mapped page range (what
+  // the hardware lets a kernel reach), else nullptr. Never for host copies.
+  std::uint8_t* find_mapped(std::uint64_t addr, std::uint64_t bytes);
   std::uint64_t allocated_bytes() const { return allocated_; }
+
+  // Strict: a kernel access outside every allocation faults even inside a
+  // mapped page (a memory checker's view). Off by default for a CUDA program
+  // (the hardware's view); the engine on its own is strict.
+  bool strict() const { return strict_; }
+  void set_strict(bool strict) { strict_ = strict; }
+  // Accesses let through past an allocation's end: the first of each kernel
+  // and PTX line is reported, as a memory checker would (a warning to show).
+  bool first_report(const std::string& kernel, std::uint32_t line) {
+    return reported_.emplace(kernel, line).second;
+  }
+  void add_report(std::string message) { reports_.push_back(std::move(message)); }
+  std::vector<std::string> take_reports() { return std::exchange(reports_, {}); }
 
  private:
   std::uint8_t* find_slow(std::uint64_t addr, std::uint64_t bytes);
+  struct FreeBytes {
+    void operator()(std::uint8_t* p) const { std::free(p); }
+  };
+  // A run of mapped pages: the pages of one large allocation, one page that
+  // small allocations share, or an adopted host range.
+  struct Mapping {
+    std::uint64_t size;
+    std::unique_ptr<std::uint8_t, FreeBytes> owned;  // null for adopted host memory
+    std::uint8_t* data;
+    std::uint64_t live = 0;  // allocations in it; unmapped when the last is freed
+  };
   struct Block {
     std::uint64_t size;
-    std::unique_ptr<std::uint8_t[]> owned;
-    std::uint8_t* data;  // owned.get(), or the adopted host memory
+    std::uint8_t* data;
+    std::uint64_t mapping;  // base of the Mapping it lies in
+    bool adopted;
   };
+  std::uint64_t map_pages(std::uint64_t bytes);  // a fresh Mapping; returns its base
+  std::map<std::uint64_t, Mapping> mappings_;
   std::map<std::uint64_t, Block> blocks_;
-  std::uint64_t next_ = kGlobalBase;
+  std::uint64_t next_ = kGlobalBase;  // where the next Mapping starts
+  // The page small allocations are being carved from: [pool_, pool_end_).
+  std::uint64_t pool_ = 0, pool_next_ = 0, pool_end_ = 0;
   std::uint64_t allocated_ = 0;
+  bool strict_ = true;
+  std::set<std::pair<std::string, std::uint32_t>> reported_;
+  std::vector<std::string> reports_;
   // The last allocation hit: most accesses of a kernel fall in the same few.
   std::uint64_t hit_base_ = 0, hit_end_ = 0;
   std::uint8_t* hit_data_ = nullptr;
+  // The allocations hit most recently before it, tried before the map: a
+  // kernel that reads and writes several arrays in turn (a graph's offsets,
+  // edges and flags) would otherwise search the map at almost every access.
+  struct Recent {
+    std::uint64_t base = 0, end = 0;
+    std::uint8_t* data = nullptr;
+  };
+  static constexpr unsigned kRecent = 8;
+  Recent recent_[kRecent];
+  unsigned recent_next_ = 0;  // the entry to replace next
 };
 
 }  // namespace cnuas::ptx

@@ -9,20 +9,13 @@
 
 namespace cnuas::cuda {
 
-PlatformSession::PlatformSession(const SessionOptions& options) {
+PlatformSession::PlatformSession(RunOptions options) {
   // The runtime calls sc_start whenever the program waits; an idle call is normal here.
   sc_core::sc_report_handler::set_actions(sc_core::SC_ID_NO_SC_START_ACTIVITY_,
                                           sc_core::SC_DO_NOTHING);
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-  RunOptions run;
-  run.platform_file = options.platform_file;
-  run.trace_path = options.trace_path;
-  run.stats_path = options.stats_path;
-  run.perfetto_path = options.perfetto_path;
-  run.sets = options.sets;
-  run.field_overrides = options.field_overrides;
-  run.program_driven = true;
-  simulation_ = std::make_unique<Simulation>(run);
+  options.program_driven = true;
+  simulation_ = std::make_unique<Simulation>(options);
   const PlatformDesc& platform = simulation_->platform();
   for (const ElementInstance& e : platform.elements)
     if (e.type == "cnuas.host_cpu" && host_.empty()) host_ = e.name;
@@ -89,7 +82,7 @@ const Route& PlatformSession::local(const std::string& element) {
 
 void PlatformSession::inject(std::uint64_t id, const std::string& name, const Route& route,
                              const WorkDims& dims, bool read, std::uint64_t ready_ps) {
-  RunContext& context = RunContext::current();
+  RunContext& context = simulation_->context();
   const OperationSpec& spec = context.add_spec({name, dims, false, read, ""});
   Operation op;
   op.spec = &spec;
@@ -107,13 +100,13 @@ std::uint64_t PlatformSession::now_ps() const {
 
 void PlatformSession::run() {
   sc_core::sc_start();
-  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
+  simulation_->context().throw_if_failed();
 }
 
 void PlatformSession::run_until(std::uint64_t until_ps) {
   const std::uint64_t now = now_ps();
   if (until_ps > now) sc_core::sc_start(ps_time(until_ps - now), sc_core::SC_RUN_TO_TIME);
-  if (!RunContext::current().failure().empty()) throw InputError(RunContext::current().failure());
+  simulation_->context().throw_if_failed();
 }
 
 void PlatformSession::finish() {

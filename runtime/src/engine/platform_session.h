@@ -15,15 +15,6 @@
 
 namespace cnuas::cuda {
 
-struct SessionOptions {
-  std::string platform_file;  // empty: the embedded default platform
-  std::string trace_path, stats_path, perfetto_path;
-  std::vector<std::string> sets;
-  // Fields set on every element that declares them (the GPU options: mode,
-  // kernel_modes, architecture, sample_cycles), after the sets.
-  std::vector<RunOptions::FieldOverride> field_overrides;
-};
-
 // One CUDA device: a platform element that implements gpu::Device.
 struct DeviceDesc : gpu::DeviceDescription {
   gpu::Device* device = nullptr;
@@ -34,7 +25,7 @@ class PlatformSession {
   // Boots the platform: elaborates it and takes every element that is a
   // gpu::Device as a CUDA device, in platform order. Throws InputError for a
   // bad platform or one without a host and a device.
-  explicit PlatformSession(const SessionOptions& options);
+  explicit PlatformSession(RunOptions options);
   ~PlatformSession();
 
   const std::vector<DeviceDesc>& devices() const { return devices_; }

@@ -10,27 +10,10 @@
 #include "core/kernel/errors.h"
 #include "gpu/perf_json.h"
 #include "gpu/perf_report.h"
+#include "run/program_settings.h"
 
 namespace cnuas::cuda {
 namespace {
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::size_t at = 0;
-  while (at <= text.size() && !text.empty()) {
-    const std::size_t next = text.find(sep, at);
-    std::string item = text.substr(at, next == std::string::npos ? std::string::npos : next - at);
-    if (!item.empty()) out.push_back(item);
-    if (next == std::string::npos) break;
-    at = next + 1;
-  }
-  return out;
-}
 
 thread_local int t_device = 0;
 thread_local cudaError_t t_last_error = cudaSuccess;
@@ -63,28 +46,19 @@ Runtime& Runtime::get() {
   return *runtime;
 }
 
-// Every setting of a run comes from the environment (cnuas exec turns its
-// options into these variables): read here, once. A GPU option is an override
-// of the field of that name on every element that declares it, applied after
-// the platform's own values and the --set overrides (docs/user-guide.md,
-// "Where a value comes from").
+// Every setting comes from the environment, read once
+// (run/program_settings.h); cnuas exec checked the same settings before the
+// program started.
 Runtime::Runtime() {
-  SessionOptions options;
-  options.platform_file = env("CNUAS_PLATFORM");
-  options.trace_path = env("CNUAS_TRACE");
-  options.stats_path = env("CNUAS_STATS");
-  options.perfetto_path = env("CNUAS_PERFETTO");
-  options.sets = split(env("CNUAS_SET"), ';');
-  for (const gpu::DeviceOption& o : gpu::kDeviceOptions)
-    if (!env(o.variable).empty())
-      options.field_overrides.push_back({o.field, env(o.variable), o.variable});
-  gpu_stats_path_ = env("CNUAS_GPU_STATS");
-  gpu_report_dir_ = env("CNUAS_GPU_REPORT");
-  log_level_ = env("CNUAS_LOG");
-  if (log_level_.empty()) log_level_ = "warning";
-  if (log_level_ != "quiet" && log_level_ != "warning" && log_level_ != "info")
-    throw InputError(fmt::format("CNUAS_LOG='{}' is not one of quiet, warning, info", log_level_));
-  session_ = std::make_unique<PlatformSession>(options);
+  ProgramSettings settings = program_settings_from_environment();
+  gpu_stats_path_ = settings.gpu_stats_path;
+  gpu_report_dir_ = settings.gpu_report_dir;
+  log_level_ = settings.run.log_level;  // also the level of elements whose `log` is inherit
+  // Kernel accesses past an allocation's end inside a mapped page: let
+  // through with a warning, as the hardware does, or a fault when strict.
+  memory_.set_strict(settings.strict_memory);
+  const std::string platform_file = settings.run.platform_file;
+  session_ = std::make_unique<PlatformSession>(std::move(settings.run));
   timeline_ = std::make_unique<Timeline>(*session_);
   timeline_->on_sync([this] { flush_printf(); });
   for (std::size_t i = 0; i < session_->devices().size(); ++i) {
@@ -102,10 +76,9 @@ Runtime::Runtime() {
     timeline_->add_stream(d.legacy.get());
     timeline_->add_stream(d.per_thread.get());
   }
-  if (log_level_ == "info")
+  if (log_level_ >= LogLevel::Info)
     std::cerr << fmt::format("cnuas: CUDA runtime on platform '{}' with {} GPU(s)\n",
-                             options.platform_file.empty() ? "default" : options.platform_file,
-                             devices_.size());
+                             platform_file.empty() ? "default" : platform_file, devices_.size());
 }
 
 void Runtime::finish() {
@@ -116,7 +89,7 @@ void Runtime::finish() {
     flush_printf();
     session_->finish();
     write_gpu_outputs();
-    if (log_level_ == "info") std::cerr << session_->summary();
+    if (log_level_ >= LogLevel::Info) std::cerr << session_->summary();
   } catch (const std::exception& e) {
     std::cerr << "cnuas: " << e.what() << "\n";
     std::_Exit(2);
@@ -207,7 +180,7 @@ cudaError_t Runtime::peek_last_error() const {
 }
 
 cudaError_t Runtime::unsupported(const char* function) {
-  if (unsupported_named_.insert(function).second && log_level_ != "quiet")
+  if (unsupported_named_.insert(function).second && log_level_ != LogLevel::Quiet)
     std::cerr << "cnuas: " << function
               << " is not supported by the simulator; it returns not-supported "
                  "(cudaErrorNotSupported, CUDA_ERROR_NOT_SUPPORTED)\n";

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/kernel/log.h"
 #include "cuda_abi.h"
 #include "engine/host_mappings.h"
 #include "engine/timeline.h"
@@ -91,6 +92,9 @@ struct LaunchRequest {
   dim3 cluster{1, 1, 1};
   bool cooperative = false;
 };
+
+// cudaMalloc's alignment and rounding on the GPUs modelled (textureAlignment).
+constexpr std::uint64_t kDeviceAllocationAlignment = 512;
 
 // PTX does not say how many registers ptxas would give a kernel; occupancy
 // and cudaFuncAttributes::numRegs assume this many per thread.
@@ -219,7 +223,7 @@ class Runtime {
   cudaError_t fault_ = cudaSuccess;  // the first kernel fault; later kernels do not run
   CommandPtr fault_command_;
   bool finished_ = false;
-  std::string log_level_;
+  LogLevel log_level_ = LogLevel::Warning;  // CNUAS_LOG
   // Kernels timed by the performance model, for CNUAS_GPU_STATS and CNUAS_GPU_REPORT.
   struct PerformanceKernel {
     std::string device;
@@ -233,6 +237,7 @@ class Runtime {
   static constexpr std::size_t kKeptSeries = 256;
   void keep_performance_run(const DeviceDesc& device, gpu::KernelRun run);
   std::set<std::string> notes_given_;  // what a device said of a launch, once each
+  void print_memory_reports();         // accesses the memory checker let through
   void write_gpu_outputs();
 };
 

@@ -46,7 +46,9 @@ cudaError_t Runtime::malloc_device(void** ptr, std::size_t bytes, int dev) {
     return record(cudaErrorMemoryAllocation);
   }
   try {
-    const std::uint64_t base = memory_.allocate(bytes, 256);
+    // The driver hands out device memory aligned and rounded to 512 bytes
+    // (cudaDeviceProp::textureAlignment), small allocations packed in 2 MiB pages.
+    const std::uint64_t base = memory_.allocate(bytes, kDeviceAllocationAlignment);
     allocations_[base] = {base, bytes, dev, MemoryKind::Device};
     d.allocated += bytes;
     *ptr = reinterpret_cast<void*>(base);

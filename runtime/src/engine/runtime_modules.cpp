@@ -109,7 +109,7 @@ cudaError_t Runtime::ensure_loaded(Module& m) {
         m.error_code = cudaErrorInvalidPtx;
       }
     }
-    if (!m.error.empty() && log_level_ != "quiet")
+    if (!m.error.empty() && log_level_ != LogLevel::Quiet)
       std::cerr << "cnuas: cannot load " << m.origin << ": " << m.error << "\n";
   }
   if (m.loaded) {
@@ -236,25 +236,33 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
       try {
         gpu::KernelOutcome outcome = desc.device->execute(launch);
         if (!outcome.note.empty() && notes_given_.insert(outcome.note).second &&
-            log_level_ != "quiet")
+            log_level_ != LogLevel::Quiet)
           std::cerr << "cnuas: " << outcome.note << "\n";
         c.dims = outcome.dims;
         if (outcome.run) keep_performance_run(desc, std::move(*outcome.run));
+        print_memory_reports();
         return;
       } catch (const ptx::ExecutionError& e) {
         fault_ = fault_code(e.what());
         fault_command_ = c.shared_from_this();
-        if (log_level_ != "quiet") std::cerr << "cnuas: kernel fault: " << e.what() << "\n";
+        if (log_level_ != LogLevel::Quiet) std::cerr << "cnuas: kernel fault: " << e.what() << "\n";
       } catch (const std::invalid_argument& e) {
         fault_ = cudaErrorLaunchFailure;
         fault_command_ = c.shared_from_this();
-        if (log_level_ != "quiet") std::cerr << "cnuas: launch failed: " << e.what() << "\n";
+        if (log_level_ != LogLevel::Quiet)
+          std::cerr << "cnuas: launch failed: " << e.what() << "\n";
       }
     }
+    print_memory_reports();
     c.dims.set(WorkDim::DeviceTime, 0);  // a faulted kernel takes its launch overhead
   };
   submit(*s, cmd);
   return cudaSuccess;
+}
+
+void Runtime::print_memory_reports() {
+  for (const std::string& r : memory_.take_reports())
+    if (log_level_ != LogLevel::Quiet) std::cerr << "cnuas: memory check: " << r << "\n";
 }
 
 cudaError_t Runtime::func_attributes(Kernel& k, cudaFuncAttributes* a) {

@@ -1,0 +1,59 @@
+#include "run/program_settings.h"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+namespace cnuas {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t next = text.find(sep, at);
+    if (next == std::string::npos) next = text.size();
+    if (next > at) out.push_back(text.substr(at, next - at));
+    at = next + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+ProgramSettings program_settings_from_environment() {
+  ProgramSettings s;
+  RunOptions& run = s.run;
+  run.program_driven = true;
+  run.platform_file = env("CNUAS_PLATFORM");
+  run.trace_path = env("CNUAS_TRACE");
+  run.stats_path = env("CNUAS_STATS");
+  run.perfetto_path = env("CNUAS_PERFETTO");
+  run.sets = split(env("CNUAS_SET"), ';');
+  for (const FieldOption& o : kFieldOptions)
+    if (const std::string value = env(o.variable); !value.empty())
+      run.field_overrides.push_back(
+          {o.field, value, fmt::format("{} (cnuas exec --{})", o.variable, o.option)});
+  if (const std::string log = env("CNUAS_LOG"); !log.empty()) {
+    const std::optional<LogLevel> level = parse_log_level(log);
+    if (!level)
+      throw InputError(
+          fmt::format("CNUAS_LOG='{}' is not one of quiet, warning, info, debug", log));
+    run.log_level = *level;
+  }
+  s.gpu_stats_path = env("CNUAS_GPU_STATS");
+  s.gpu_report_dir = env("CNUAS_GPU_REPORT");
+  if (const std::string strict = env("CNUAS_STRICT_MEMORY"); !strict.empty()) {
+    if (strict != "0" && strict != "1")
+      throw InputError(fmt::format("CNUAS_STRICT_MEMORY='{}' is not 0 or 1", strict));
+    s.strict_memory = strict == "1";
+  }
+  return s;
+}
+
+}  // namespace cnuas

@@ -1,0 +1,40 @@
+// The settings of a program-driven run (a CUDA program on the simulated
+// platform), read from the CNUAS_* environment variables in one place: the
+// CUDA runtime boots with them and `cnuas exec`, which turns its options into
+// these variables (replacing any of the same name), checks them with the same
+// reader before it starts the program. docs/user-guide.md, "Where a value
+// comes from", gives the order in which they apply.
+#pragma once
+
+#include <string>
+
+#include "run/simulation.h"
+
+namespace cnuas {
+
+// A run-wide option that sets one field on every element declaring it, after
+// the platform's values and the --set overrides.
+struct FieldOption {
+  const char* variable;  // CNUAS_GPU_MODE
+  const char* option;    // the cnuas exec option, gpu-mode
+  const char* field;     // mode
+};
+inline constexpr FieldOption kFieldOptions[] = {
+    {"CNUAS_GPU_MODE", "gpu-mode", "mode"},
+    {"CNUAS_GPU_KERNEL_MODES", "gpu-kernel-modes", "kernel_modes"},
+    {"CNUAS_GPU_ARCH", "gpu-arch", "architecture"},
+    {"CNUAS_GPU_SAMPLE", "gpu-sample", "sample_cycles"},
+};
+
+struct ProgramSettings {
+  RunOptions
+      run;  // program-driven; CNUAS_PLATFORM, _TRACE, _STATS, _PERFETTO, _SET, _LOG, field options
+  std::string gpu_stats_path;  // CNUAS_GPU_STATS
+  std::string gpu_report_dir;  // CNUAS_GPU_REPORT
+  bool strict_memory = false;  // CNUAS_STRICT_MEMORY=1: no access past an allocation's end
+};
+
+// Throws InputError naming the variable for a value it does not accept.
+ProgramSettings program_settings_from_environment();
+
+}  // namespace cnuas

@@ -1,0 +1,105 @@
+// Device memory placed as the CUDA driver places it: rounded allocations in
+// 2 MiB pages, accesses past an allocation's end inside a mapped page let
+// through and reported once per kernel and PTX line (unless strict).
+#include "ptx_harness.h"
+
+namespace cnuas::ptx::testing {
+namespace {
+
+TEST(PtxDeviceMemory, SmallAllocationsAreRoundedAndPackedInOnePage) {
+  DeviceMemory m;
+  const std::uint64_t a = m.allocate(1, 512), b = m.allocate(1, 512), c = m.allocate(513, 512);
+  const std::uint64_t d = m.allocate(1, 512);
+  EXPECT_EQ(a % kDevicePage, 0u);  // the first page starts on a page boundary
+  EXPECT_EQ(b - a, 512u);          // 1 byte rounds to one 512-byte granule
+  EXPECT_EQ(c - b, 512u);
+  EXPECT_EQ(d - c, 1024u);  // 513 bytes round to two granules
+  EXPECT_EQ(m.allocated_bytes(), 516u);
+  // Inside the rounding: not the allocation, but mapped.
+  EXPECT_EQ(m.find(a + 1, 1), nullptr);
+  ASSERT_NE(m.find_mapped(a + 1, 1), nullptr);
+  EXPECT_EQ(m.find_mapped(a + 1, 1), m.find(a, 1) + 1);
+  // The rest of the page is mapped; the page after it is not.
+  EXPECT_NE(m.find_mapped(a + kDevicePage - 4, 4), nullptr);
+  EXPECT_EQ(m.find_mapped(a + kDevicePage - 2, 4), nullptr);
+  EXPECT_EQ(m.find_mapped(a + kDevicePage, 1), nullptr);
+  EXPECT_EQ(m.allocation_below(a + 1), std::make_pair(a, std::uint64_t{1}));
+}
+
+TEST(PtxDeviceMemory, LargeAllocationsGetPagesOfTheirOwnAndFreeingUnmaps) {
+  DeviceMemory m;
+  const std::uint64_t small = m.allocate(64, 512);
+  const std::uint64_t big = m.allocate(3 << 20, 512);  // 3 MiB: two pages of its own
+  const std::uint64_t next = m.allocate(64, 512);      // back in the first page
+  EXPECT_EQ(big % kDevicePage, 0u);
+  // After the small page: one unmapped guard page, then the big mapping.
+  EXPECT_EQ(big, small + 2 * kDevicePage);
+  EXPECT_EQ(next, small + 512);
+  EXPECT_NE(m.find_mapped(big + (4 << 20) - 1, 1), nullptr);  // the rounding to 4 MiB
+  EXPECT_EQ(m.find_mapped(big + (4 << 20), 1), nullptr);
+  m.free(big);
+  EXPECT_EQ(m.find_mapped(big, 1), nullptr);
+  m.free(small);
+  EXPECT_NE(m.find_mapped(small, 1), nullptr);  // `next` still keeps the page mapped
+  m.free(next);
+  EXPECT_EQ(m.find_mapped(small, 1), nullptr);
+  // Addresses are not reused: a stale pointer stays unmapped.
+  EXPECT_GT(m.allocate(64, 512), big);
+}
+
+const char* kOffByOne =
+    ".version 9.0\n.target sm_90\n.address_size 64\n"
+    ".visible .entry oob(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<4>;\n"
+    "\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd2, %r1, 4;\n"
+    "\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r1;\n\tret;\n}\n";
+
+std::string run_off_by_one(DeviceMemory& memory, std::uint64_t buf) {
+  std::ostringstream out;
+  Executor exec(memory, out);
+  LoadedModule loaded(Module::parse(kOffByOne, "k.ptx"), memory);
+  LaunchConfig cfg;
+  cfg.grid = {1, 1, 1};
+  cfg.block = {20, 1, 1};  // 16 ints allocated; threads 16-19 write past the end
+  cfg.params.resize(8);
+  std::memcpy(cfg.params.data(), &buf, 8);
+  try {
+    exec.launch(loaded, "oob", cfg);
+  } catch (const ExecutionError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PtxDeviceMemory, PastTheEndInsideAMappedPageIsReportedOnceUnlessStrict) {
+  DeviceMemory lenient;
+  lenient.set_strict(false);
+  const std::uint64_t buf = lenient.allocate(16 * 4, 512);
+  EXPECT_EQ(run_off_by_one(lenient, buf), "");
+  // Four threads wrote past the end at one PTX line (12): one report, the first thread's.
+  const std::vector<std::string> reports = lenient.take_reports();
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_NE(reports[0].find("kernel oob, CTA (0,0,0), thread (16,0,0), PTX line 12"),
+            std::string::npos)
+      << reports[0];
+  EXPECT_NE(reports[0].find("0 bytes past the end of the 64-byte allocation"), std::string::npos)
+      << reports[0];
+  // The values are in the page: thread t wrote t at buf + 4t.
+  for (std::uint32_t t = 16; t < 20; ++t) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, lenient.find_mapped(buf + 4 * t, 4), 4);
+    EXPECT_EQ(v, t);
+  }
+  // A second launch reports nothing new: once per kernel and line.
+  EXPECT_EQ(run_off_by_one(lenient, buf), "");
+  EXPECT_TRUE(lenient.take_reports().empty());
+
+  DeviceMemory strict;  // the engine's default
+  const std::uint64_t sbuf = strict.allocate(16 * 4, 512);
+  const std::string e = run_off_by_one(strict, sbuf);
+  EXPECT_NE(e.find("thread (16,0,0)"), std::string::npos) << e;
+  EXPECT_NE(e.find("outside any allocation"), std::string::npos) << e;
+  EXPECT_TRUE(strict.take_reports().empty());
+}
+
+}  // namespace
+}  // namespace cnuas::ptx::testing
