@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <deque>
 #include <ostream>
 #include <stdexcept>
 
@@ -138,7 +139,7 @@ std::uint64_t Ctx::special(const Operand& o, unsigned lane) const {
     case SpecialReg::IsExplicitCluster:
       return s.cluster->dims.count() > 1;
     case SpecialReg::Envreg:
-      return 0;
+      return cfg.envreg[o.component];
   }
   return 0;
 }
@@ -704,7 +705,7 @@ namespace {
 // (copies complete at issue), so if nothing differs and no global memory was
 // written, every later round repeats this one. Spin loops whose state changes
 // (counters, %clock) keep running, up to the instruction limit.
-void run_group(const std::vector<State*>& ctas) {
+void run_group(const std::vector<State*>& ctas, unsigned quantum_limit = kQuantum) {
   std::vector<std::uint8_t> before, after;  // the group's state after consecutive stalled rounds
   bool have_before = false;
   for (;;) {
@@ -717,7 +718,8 @@ void run_group(const std::vector<State*>& ctas) {
         // A warp runs until it finishes, waits at a barrier, yields after a
         // failed mbarrier wait, or uses its quantum: spin loops on other warps'
         // progress (flags in shared memory) then terminate.
-        for (unsigned quantum = 0; quantum < kQuantum && step_state(s, w, nullptr); ++quantum) {
+        for (unsigned quantum = 0; quantum < quantum_limit && step_state(s, w, nullptr);
+             ++quantum) {
           progress = true;
           if (s.warps[w].yield) break;
         }
@@ -908,10 +910,57 @@ std::unique_ptr<Executor::Cta> Executor::begin_cta(const LoadedModule& module,
   return std::make_unique<Cta>(std::move(s));
 }
 
+namespace {
+
+// A cooperative grid's CTAs are all resident at once, as the launch
+// guarantees: they run as one group, their warps in turn, so that a CTA
+// spinning on a grid barrier lets the others reach it. A short quantum keeps
+// the spinning cheap.
+constexpr unsigned kCooperativeQuantum = 64;
+
+LaunchStats run_cooperative(const LoadedModule& module, const Function& f,
+                            const LaunchConfig& config, Dim3 cd, DeviceMemory& memory,
+                            std::ostream& out) {
+  std::deque<ClusterState> clusters;
+  std::vector<std::unique_ptr<State>> states;
+  std::vector<State*> all;
+  const Dim3 g = config.grid;
+  for (std::uint32_t cz = 0; cz < g.z / cd.z; ++cz)
+    for (std::uint32_t cy = 0; cy < g.y / cd.y; ++cy)
+      for (std::uint32_t cx = 0; cx < g.x / cd.x; ++cx) {
+        ClusterState& cluster = clusters.emplace_back();
+        cluster.dims = cd;
+        for (std::uint32_t r = 0; r < cd.count(); ++r) {
+          states.push_back(new_state(module, config, memory, out));
+          State& st = *states.back();
+          st.cluster = &cluster;
+          st.rank = r;
+          cluster.members.push_back(&st);
+          reset_cta(
+              st, f,
+              {cx * cd.x + r % cd.x, cy * cd.y + (r / cd.x) % cd.y, cz * cd.z + r / (cd.x * cd.y)});
+          ++st.stats.ctas;
+          all.push_back(&st);
+        }
+      }
+  run_group(all, kCooperativeQuantum);
+  LaunchStats total;
+  for (const auto& st : states) {
+    total.warp_instructions += st->stats.warp_instructions;
+    total.thread_instructions += st->stats.thread_instructions;
+    total.ctas += st->stats.ctas;
+    total.global_bytes += st->stats.global_bytes;
+  }
+  return total;
+}
+
+}  // namespace
+
 LaunchStats Executor::launch(const LoadedModule& module, const std::string& kernel,
                              const LaunchConfig& config) {
   const Function& f = check_launch(module, kernel, config);
   const Dim3 cd = cluster_shape(f, config, kernel);
+  if (config.cooperative) return run_cooperative(module, f, config, cd, memory_, out_);
   // One state per CTA of a cluster, reused cluster after cluster.
   ClusterState cluster;
   cluster.dims = cd;

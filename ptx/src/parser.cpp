@@ -945,6 +945,15 @@ class Parser {
       }
       auto s = special_registers().find(base);
       if (s == special_registers().end()) {
+        if (base.rfind("%envreg", 0) == 0 && base.size() > 7 && base.size() <= 9 &&
+            std::all_of(base.begin() + 7, base.end(),
+                        [](char c) { return c >= '0' && c <= '9'; }) &&
+            std::stoul(base.substr(7)) < 32) {
+          o.kind = Operand::Kind::Special;
+          o.special = SpecialReg::Envreg;
+          o.component = static_cast<std::uint8_t>(std::stoul(base.substr(7)));
+          return;
+        }
         if (base.rfind("%envreg", 0) == 0 || base.rfind("%pm", 0) == 0 ||
             base.rfind("%reserved_smem", 0) == 0 || base == "%aggr_smem_size" ||
             base == "%current_graph_exec") {

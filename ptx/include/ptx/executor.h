@@ -4,6 +4,7 @@
 // same executor one instruction at a time.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -84,6 +85,12 @@ struct LaunchConfig {
   std::uint64_t instruction_limit = 0;     // warp instructions per launch; 0 = 2^40
   std::uint32_t sm_count = 132;            // for %nsmid / %smid
   const TextureTable* textures = nullptr;  // texture and surface objects the kernel may use
+  // A cooperative launch: every CTA is resident at once, so CTAs may wait for
+  // each other (cooperative_groups::grid_group::sync).
+  bool cooperative = false;
+  // %envreg0..31, what the driver passes a kernel: a cooperative launch's grid
+  // barrier workspace address is in %envreg1 (high half) and %envreg2 (low half).
+  std::array<std::uint32_t, 32> envreg{};
 };
 
 struct LaunchStats {

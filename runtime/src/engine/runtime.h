@@ -83,6 +83,10 @@ struct DeviceState {
   std::uint64_t allocated = 0;
   std::set<int> peers;
   unsigned flags = 0;
+  // The grid barrier of cooperative launches (cooperative_groups' workspace):
+  // allocated on the first one; the barrier flips a bit per phase, so it needs
+  // no reset between launches.
+  std::uint64_t grid_workspace = 0;
 };
 
 struct LaunchRequest {

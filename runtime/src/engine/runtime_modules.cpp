@@ -219,6 +219,13 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
   config->stack_bytes = static_cast<std::uint32_t>(stack_bytes);
   config->sm_count = device(s->device).desc.sm_count;
   config->textures = &textures_;
+  if (r.cooperative) {
+    DeviceState& d = device(s->device);
+    if (d.grid_workspace == 0) d.grid_workspace = memory_.allocate(64, 256);
+    config->cooperative = true;
+    config->envreg[1] = static_cast<std::uint32_t>(d.grid_workspace >> 32);
+    config->envreg[2] = static_cast<std::uint32_t>(d.grid_workspace);
+  }
   auto cmd = std::make_shared<Command>();
   cmd->name = k.name;
   const DeviceDesc& desc = device(s->device).desc;
