@@ -81,6 +81,7 @@ bool harmless(const std::string& m) {
                                        "strong",
                                        "cta",
                                        "gpu",
+                                       "gl",  // membar.gl: __threadfence()
                                        "sys",
                                        "cluster",
                                        "mmio",

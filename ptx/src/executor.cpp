@@ -705,65 +705,81 @@ namespace {
 // (copies complete at issue), so if nothing differs and no global memory was
 // written, every later round repeats this one. Spin loops whose state changes
 // (counters, %clock) keep running, up to the instruction limit.
-void run_group(const std::vector<State*>& ctas, unsigned quantum_limit = kQuantum) {
-  std::vector<std::uint8_t> before, after;  // the group's state after consecutive stalled rounds
-  bool have_before = false;
-  for (;;) {
-    bool progress = false, all_done = true, all_yielded = true;
-    std::uint64_t writes = 0;
-    for (const State* s : ctas) writes += s->global_writes;
-    for (State* sp : ctas) {
-      State& s = *sp;
-      for (std::size_t w = 0; w < s.warps.size(); ++w) {
-        // A warp runs until it finishes, waits at a barrier, yields after a
-        // failed mbarrier wait, or uses its quantum: spin loops on other warps'
-        // progress (flags in shared memory) then terminate.
-        for (unsigned quantum = 0; quantum < quantum_limit && step_state(s, w, nullptr);
-             ++quantum) {
-          progress = true;
-          if (s.warps[w].yield) break;
-        }
-        const bool yielded = s.warps[w].yield;
-        s.warps[w].yield = false;
-        if (!s.warps[w].done()) {
-          all_done = false;
-          if (!yielded && !s.warps[w].waiting) all_yielded = false;
-        }
+class GroupRun {
+ public:
+  explicit GroupRun(unsigned quantum) : quantum_(quantum) {}
+  // One round: every warp of every CTA gets a turn. Faults the group when it
+  // can never make progress. True when every CTA has finished.
+  bool round(const std::vector<State*>& ctas);
+  // The group's members changed: earlier stalled rounds say nothing any more.
+  void members_changed() { have_before_ = false; }
+
+ private:
+  unsigned quantum_;
+  std::vector<std::uint8_t> before_, after_;  // the group's state after consecutive stalled rounds
+  bool have_before_ = false;
+};
+
+bool GroupRun::round(const std::vector<State*>& ctas) {
+  bool progress = false, all_done = true, all_yielded = true;
+  std::uint64_t writes = 0;
+  for (const State* s : ctas) writes += s->global_writes;
+  for (State* sp : ctas) {
+    State& s = *sp;
+    for (std::size_t w = 0; w < s.warps.size(); ++w) {
+      // A warp runs until it finishes, waits at a barrier, yields after a
+      // failed mbarrier wait, or uses its quantum: spin loops on other warps'
+      // progress (flags in shared memory) then terminate.
+      for (unsigned quantum = 0; quantum < quantum_ && step_state(s, w, nullptr); ++quantum) {
+        progress = true;
+        if (s.warps[w].yield) break;
+      }
+      const bool yielded = s.warps[w].yield;
+      s.warps[w].yield = false;
+      if (!s.warps[w].done()) {
+        all_done = false;
+        if (!yielded && !s.warps[w].waiting) all_yielded = false;
       }
     }
-    std::uint64_t writes_after = 0;
-    for (const State* s : ctas) writes_after += s->global_writes;
-    bool stuck = false;
-    if (all_yielded && !all_done && progress) {
-      group_state_bytes(ctas, after);
-      stuck = have_before && writes == writes_after && after == before;
-      before.swap(after);
-      have_before = true;
-    } else {
-      have_before = false;
+  }
+  std::uint64_t writes_after = 0;
+  for (const State* s : ctas) writes_after += s->global_writes;
+  bool stuck = false;
+  if (all_yielded && !all_done && progress) {
+    group_state_bytes(ctas, after_);
+    stuck = have_before_ && writes == writes_after && after_ == before_;
+    before_.swap(after_);
+    have_before_ = true;
+  } else {
+    have_before_ = false;
+  }
+  for (const State* sp : ctas) {
+    const State& s = *sp;
+    for (const Warp& w : s.warps) {
+      if (w.done()) continue;
+      const Function& fn = *w.frames.back().fn;
+      const Instruction& i = fn.code[std::min<std::size_t>(
+          w.simt.back().pc ? w.simt.back().pc - 1 : 0, fn.code.size() - 1)];
+      const unsigned lane = static_cast<unsigned>(__builtin_ctz(w.simt.back().mask | 1u));
+      if (stuck && !w.waiting)
+        s.fault(w, lane, i, "every warp waits on an mbarrier phase that can never complete");
+      if (!progress && w.barrier_id == State::kClusterBarrier)
+        s.fault(w, lane, i, "the cluster barrier can never complete");
+      if (!progress)
+        s.fault(w, lane, i,
+                "barrier " + std::to_string(w.barrier_id) + " can never complete: " +
+                    std::to_string(s.arrived[w.barrier_id]) + " threads arrived, " +
+                    std::to_string(s.bar_expected[w.barrier_id] ? s.bar_expected[w.barrier_id]
+                                                                : live_threads(s)) +
+                    " expected");
     }
-    for (const State* sp : ctas) {
-      const State& s = *sp;
-      for (const Warp& w : s.warps) {
-        if (w.done()) continue;
-        const Function& fn = *w.frames.back().fn;
-        const Instruction& i = fn.code[std::min<std::size_t>(
-            w.simt.back().pc ? w.simt.back().pc - 1 : 0, fn.code.size() - 1)];
-        const unsigned lane = static_cast<unsigned>(__builtin_ctz(w.simt.back().mask | 1u));
-        if (stuck && !w.waiting)
-          s.fault(w, lane, i, "every warp waits on an mbarrier phase that can never complete");
-        if (!progress && w.barrier_id == State::kClusterBarrier)
-          s.fault(w, lane, i, "the cluster barrier can never complete");
-        if (!progress)
-          s.fault(w, lane, i,
-                  "barrier " + std::to_string(w.barrier_id) + " can never complete: " +
-                      std::to_string(s.arrived[w.barrier_id]) + " threads arrived, " +
-                      std::to_string(s.bar_expected[w.barrier_id] ? s.bar_expected[w.barrier_id]
-                                                                  : live_threads(s)) +
-                      " expected");
-      }
-    }
-    if (all_done) return;
+  }
+  return all_done;
+}
+
+void run_group(const std::vector<State*>& ctas, unsigned quantum = kQuantum) {
+  GroupRun run(quantum);
+  while (!run.round(ctas)) {
   }
 }
 
@@ -912,6 +928,23 @@ std::unique_ptr<Executor::Cta> Executor::begin_cta(const LoadedModule& module,
 
 namespace {
 
+// The CTA of rank r in the cluster at (cx, cy, cz) of clusters shaped cd.
+Dim3 cta_in_cluster(std::uint32_t cx, std::uint32_t cy, std::uint32_t cz, Dim3 cd,
+                    std::uint32_t r) {
+  return {cx * cd.x + r % cd.x, cy * cd.y + (r / cd.x) % cd.y, cz * cd.z + r / (cd.x * cd.y)};
+}
+
+LaunchStats sum_stats(const std::vector<std::unique_ptr<State>>& states) {
+  LaunchStats total;
+  for (const auto& st : states) {
+    total.warp_instructions += st->stats.warp_instructions;
+    total.thread_instructions += st->stats.thread_instructions;
+    total.ctas += st->stats.ctas;
+    total.global_bytes += st->stats.global_bytes;
+  }
+  return total;
+}
+
 // A cooperative grid's CTAs are all resident at once, as the launch
 // guarantees: they run as one group, their warps in turn, so that a CTA
 // spinning on a grid barrier lets the others reach it. A short quantum keeps
@@ -936,22 +969,98 @@ LaunchStats run_cooperative(const LoadedModule& module, const Function& f,
           st.cluster = &cluster;
           st.rank = r;
           cluster.members.push_back(&st);
-          reset_cta(
-              st, f,
-              {cx * cd.x + r % cd.x, cy * cd.y + (r / cd.x) % cd.y, cz * cd.z + r / (cd.x * cd.y)});
+          reset_cta(st, f, cta_in_cluster(cx, cy, cz, cd, r));
           ++st.stats.ctas;
           all.push_back(&st);
         }
       }
   run_group(all, kCooperativeQuantum);
-  LaunchStats total;
-  for (const auto& st : states) {
-    total.warp_instructions += st->stats.warp_instructions;
-    total.thread_instructions += st->stats.thread_instructions;
-    total.ctas += st->stats.ctas;
-    total.global_bytes += st->stats.global_bytes;
+  return sum_stats(states);
+}
+
+// How long a CTA runs alone before the CTAs hardware would hold resident
+// beside it join it: it may be waiting for one of them.
+constexpr std::uint64_t kAloneBudget = std::uint64_t{1} << 24;  // warp instructions
+constexpr unsigned kResidentQuantum = 1024;
+
+bool cta_done(const State& s) {
+  for (const Warp& w : s.warps)
+    if (!w.done()) return false;
+  return true;
+}
+
+// A grid of single-CTA clusters. CTAs run one after another while each
+// finishes within kAloneBudget warp instructions (most kernels: the cheapest
+// order, and the one whose results are easiest to follow). A CTA that runs
+// longer may be spinning on a flag a later CTA sets or on a software grid
+// barrier, which hardware resolves because many CTAs are resident at once; so
+// from then on up to `resident_ctas` CTAs run together, warps in turn, and a
+// finished CTA's slot takes the grid's next CTA, as an SM's would.
+LaunchStats run_grid(const LoadedModule& module, const Function& f, const LaunchConfig& config,
+                     DeviceMemory& memory, std::ostream& out) {
+  const Dim3 g = config.grid;
+  const std::uint64_t total = g.count();
+  auto cta_at = [&](std::uint64_t i) -> Dim3 {
+    return {static_cast<std::uint32_t>(i % g.x), static_cast<std::uint32_t>(i / g.x % g.y),
+            static_cast<std::uint32_t>(i / (std::uint64_t{g.x} * g.y))};
+  };
+  std::vector<std::unique_ptr<State>> slots;
+  auto start = [&](State& st, std::uint64_t index) {
+    st.own_cluster->arrived = 0;
+    st.own_cluster->phase = 0;
+    reset_cta(st, f, cta_at(index));
+    ++st.stats.ctas;
+  };
+  auto new_slot = [&]() -> State& {
+    slots.push_back(new_state(module, config, memory, out));
+    State& st = *slots.back();
+    st.own_cluster = std::make_unique<ClusterState>();
+    st.own_cluster->dims = {1, 1, 1};
+    st.own_cluster->members = {&st};
+    st.cluster = st.own_cluster.get();
+    return st;
+  };
+  State& first = new_slot();
+  std::uint64_t next = 0;
+  bool alone_done = true;
+  while (next < total && alone_done) {
+    start(first, next++);
+    const std::uint64_t began = first.stats.warp_instructions;
+    GroupRun run(kQuantum);
+    while (!(alone_done = run.round({&first})) &&
+           first.stats.warp_instructions - began < kAloneBudget) {
+    }
   }
-  return total;
+  if (!alone_done) {
+    const std::uint64_t resident =
+        std::max<std::uint64_t>(1, config.resident_ctas ? config.resident_ctas : config.sm_count);
+    std::vector<State*> active = {&first};
+    while (active.size() < resident && next < total) {
+      State& st = new_slot();
+      start(st, next++);
+      active.push_back(&st);
+    }
+    GroupRun group(kResidentQuantum);
+    while (!active.empty()) {
+      group.round(active);
+      std::vector<State*> still;
+      bool changed = false;
+      for (State* st : active) {
+        if (!cta_done(*st)) {
+          still.push_back(st);
+          continue;
+        }
+        changed = true;
+        if (next < total) {
+          start(*st, next++);
+          still.push_back(st);
+        }
+      }
+      if (changed) group.members_changed();
+      active.swap(still);
+    }
+  }
+  return sum_stats(slots);
 }
 
 }  // namespace
@@ -961,6 +1070,7 @@ LaunchStats Executor::launch(const LoadedModule& module, const std::string& kern
   const Function& f = check_launch(module, kernel, config);
   const Dim3 cd = cluster_shape(f, config, kernel);
   if (config.cooperative) return run_cooperative(module, f, config, cd, memory_, out_);
+  if (cd.count() == 1) return run_grid(module, f, config, memory_, out_);
   // One state per CTA of a cluster, reused cluster after cluster.
   ClusterState cluster;
   cluster.dims = cd;
@@ -978,21 +1088,12 @@ LaunchStats Executor::launch(const LoadedModule& module, const std::string& kern
         cluster.arrived = 0;
         cluster.phase = 0;
         for (std::uint32_t r = 0; r < cd.count(); ++r) {
-          const Dim3 at{cx * cd.x + r % cd.x, cy * cd.y + (r / cd.x) % cd.y,
-                        cz * cd.z + r / (cd.x * cd.y)};
-          reset_cta(*states[r], f, at);
+          reset_cta(*states[r], f, cta_in_cluster(cx, cy, cz, cd, r));
           ++states[r]->stats.ctas;
         }
         run_group(cluster.members);
       }
-  LaunchStats total;
-  for (const auto& s : states) {
-    total.warp_instructions += s->stats.warp_instructions;
-    total.thread_instructions += s->stats.thread_instructions;
-    total.ctas += s->stats.ctas;
-    total.global_bytes += s->stats.global_bytes;
-  }
-  return total;
+  return sum_stats(states);
 }
 
 }  // namespace cnuas::ptx

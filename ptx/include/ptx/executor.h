@@ -88,6 +88,9 @@ struct LaunchConfig {
   // A cooperative launch: every CTA is resident at once, so CTAs may wait for
   // each other (cooperative_groups::grid_group::sync).
   bool cooperative = false;
+  // How many CTAs hardware holds resident at once (0: sm_count): a CTA that
+  // runs long may be waiting for one of them, which then run beside it.
+  std::uint64_t resident_ctas = 0;
   // %envreg0..31, what the driver passes a kernel: a cooperative launch's grid
   // barrier workspace address is in %envreg1 (high half) and %envreg2 (low half).
   std::array<std::uint32_t, 32> envreg{};

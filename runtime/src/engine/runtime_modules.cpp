@@ -219,6 +219,10 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
   config->stack_bytes = static_cast<std::uint32_t>(stack_bytes);
   config->sm_count = device(s->device).desc.sm_count;
   config->textures = &textures_;
+  // How many CTAs the device holds resident at once (occupancy x SMs).
+  config->resident_ctas =
+      std::uint64_t(std::max(1, max_active_blocks(k, static_cast<int>(threads), r.shared))) *
+      device(s->device).desc.sm_count;
   if (r.cooperative) {
     DeviceState& d = device(s->device);
     if (d.grid_workspace == 0) d.grid_workspace = memory_.allocate(64, 256);
