@@ -9,18 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "check.h"
-
-#define CU_OK(call)                                                                        \
-  do {                                                                                     \
-    const CUresult r_ = (call);                                                            \
-    if (r_ != CUDA_SUCCESS) {                                                              \
-      const char* name_ = nullptr;                                                         \
-      cuGetErrorName(r_, &name_);                                                          \
-      std::fprintf(stderr, "%s:%d: %s -> %s\n", __FILE__, __LINE__, #call, name_);         \
-      return 1;                                                                            \
-    }                                                                                      \
-  } while (0)
+#include "cu_check.h"
 
 static std::string read_file(const char* path) {
   std::ifstream in(path, std::ios::binary);

@@ -16,7 +16,7 @@ namespace {
 
 constexpr CUresult kSuccess = 0, kInvalidValue = 1, kNotInitialized = 3, kInvalidContext = 201,
                    kInvalidDevice = 101, kInvalidHandle = 400, kFileNotFound = 301,
-                   kNotPermitted = 800;
+                   kNotPermitted = 800, kNotSupported = 801, kUnsupportedExecAffinity = 224;
 bool g_initialized = false;
 thread_local int t_context_device = -1;
 
@@ -143,8 +143,30 @@ CUresult cuCtxCreate_v2(CUcontext* context, unsigned, CUdevice device) {
   return kSuccess;
 }
 
+// CUctxCreateParams and CUexecAffinityParam as cuda.h lays them out; each
+// part of the former is optional (NULL).
+struct ExecAffinityParam {
+  int type;  // CU_EXEC_AFFINITY_TYPE_SM_COUNT (0) is the only one
+  unsigned sm_count;
+};
+struct ContextCreateParams {
+  const ExecAffinityParam* exec_affinity;
+  int exec_affinity_count;
+  const void* cig;  // CUctxCigParam: CUDA in graphics
+};
+
 CUresult cuCtxCreate_v4(CUcontext* context, void* params, unsigned flags, CUdevice device) {
-  if (params) return kInvalidValue;  // execution affinity and CIG parameters: not modelled
+  DRIVER_ENTER();
+  if (const auto* p = static_cast<const ContextCreateParams*>(params)) {
+    if (p->exec_affinity_count < 0 || (p->exec_affinity_count > 0 && !p->exec_affinity))
+      return kInvalidValue;
+    for (int i = 0; p->exec_affinity && i < p->exec_affinity_count; ++i)
+      if (p->exec_affinity[i].type != 0) return kInvalidValue;
+    // Limiting a context's SMs needs MPS, and CIG a graphics client: the driver
+    // refuses both without them, and the simulated platform has neither.
+    if (p->exec_affinity && p->exec_affinity_count > 0) return kUnsupportedExecAffinity;
+    if (p->cig) return kNotSupported;
+  }
   return cuCtxCreate_v2(context, flags, device);
 }
 
