@@ -1,6 +1,7 @@
 // What every exported runtime function does first: take the runtime lock, boot
-// the platform on first use, refuse calls from inside a stream callback (as
-// CUDA does), and return a sticky error once a kernel has faulted.
+// the platform on first use, make a context current (Runtime::enter_runtime_call), refuse calls
+// from inside a stream callback (as CUDA does), and return a sticky error once a kernel has
+// faulted.
 #pragma once
 
 #include <mutex>
@@ -27,6 +28,7 @@ struct PerThreadDefault {
 #define CUDART_ENTER()                                                               \
   std::lock_guard<std::recursive_mutex> cnuas_guard(::cnuas::cuda::Runtime::lock()); \
   ::cnuas::cuda::Runtime& rt = ::cnuas::cuda::Runtime::get();                        \
+  rt.enter_runtime_call();                                                           \
   if (rt.timeline().in_effect()) return ::cnuas::cuda::kNotPermitted
 
 #define CUDART_ENTER_STICKY() \

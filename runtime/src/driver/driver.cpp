@@ -17,8 +17,6 @@ namespace {
 constexpr CUresult kSuccess = 0, kInvalidValue = 1, kNotInitialized = 3, kInvalidContext = 201,
                    kInvalidDevice = 101, kInvalidHandle = 400, kFileNotFound = 301,
                    kNotPermitted = 800, kNotSupported = 801, kUnsupportedExecAffinity = 224;
-bool g_initialized = false;
-thread_local int t_context_device = -1;
 
 // Runtime codes the driver API names differently.
 CUresult driver_code(cudaError_t e) {
@@ -51,14 +49,17 @@ int device_of(CUcontext c) {
 
 #define DRIVER_ENTER()                                                \
   std::lock_guard<std::recursive_mutex> cnuas_guard(Runtime::lock()); \
-  if (!g_initialized) return kNotInitialized;                         \
+  if (!Runtime::initialized()) return kNotInitialized;                \
   Runtime& rt = Runtime::get();                                       \
   if (rt.timeline().in_effect()) return kNotPermitted;                \
   if (rt.sticky() != cudaSuccess) return driver_code(rt.sticky())
 
-#define DRIVER_NEEDS_CONTEXT()                      \
-  if (t_context_device < 0) return kInvalidContext; \
-  rt.set_device(t_context_device)
+// The thread's current context (Runtime::context_device) is shared with the
+// runtime, which makes a primary context current on its first call.
+#define DRIVER_NEEDS_CONTEXT()                    \
+  const int context_device = rt.context_device(); \
+  if (context_device < 0) return kInvalidContext; \
+  rt.set_device(context_device)
 
 extern "C" {
 
@@ -66,7 +67,7 @@ CUresult cuInit(unsigned flags) {
   std::lock_guard<std::recursive_mutex> guard(Runtime::lock());
   if (flags != 0) return kInvalidValue;
   Runtime::get();
-  g_initialized = true;
+  Runtime::initialize();
   return kSuccess;
 }
 
@@ -138,7 +139,7 @@ CUresult cuCtxCreate_v2(CUcontext* context, unsigned, CUdevice device) {
   DRIVER_ENTER();
   if (!context) return kInvalidValue;
   if (device < 0 || device >= rt.device_count()) return kInvalidDevice;
-  t_context_device = device;
+  rt.make_context_current(device);
   *context = context_of(device);
   return kSuccess;
 }
@@ -188,7 +189,7 @@ CUresult cuCtxDestroy_v2(CUcontext context) {
   const int d = device_of(context);
   if (d < 0 || d >= rt.device_count()) return kInvalidContext;
   rt.timeline().wait_all(d);
-  if (t_context_device == d) t_context_device = -1;
+  if (rt.context_device() == d) rt.make_context_current(-1);
   return kSuccess;
 }
 
@@ -196,7 +197,7 @@ CUresult cuCtxSetCurrent(CUcontext context) {
   DRIVER_ENTER();
   const int d = context ? device_of(context) : -1;
   if (context && (d < 0 || d >= rt.device_count())) return kInvalidContext;
-  t_context_device = d;
+  rt.make_context_current(d);
   return kSuccess;
 }
 
@@ -206,15 +207,15 @@ CUresult cuCtxPushCurrent_v2(CUcontext context) {
 
 CUresult cuCtxPopCurrent_v2(CUcontext* context) {
   DRIVER_ENTER();
-  if (context) *context = t_context_device >= 0 ? context_of(t_context_device) : nullptr;
-  t_context_device = -1;
+  if (context) *context = rt.context_device() >= 0 ? context_of(rt.context_device()) : nullptr;
+  rt.make_context_current(-1);
   return kSuccess;
 }
 
 CUresult cuCtxGetCurrent(CUcontext* context) {
   DRIVER_ENTER();
   if (!context) return kInvalidValue;
-  *context = t_context_device >= 0 ? context_of(t_context_device) : nullptr;
+  *context = rt.context_device() >= 0 ? context_of(rt.context_device()) : nullptr;
   return kSuccess;
 }
 
@@ -222,7 +223,18 @@ CUresult cuCtxGetDevice(CUdevice* device) {
   DRIVER_ENTER();
   DRIVER_NEEDS_CONTEXT();
   if (!device) return kInvalidValue;
-  *device = t_context_device;
+  *device = context_device;
+  return kSuccess;
+}
+
+// CUDA 13's form: the device of a given context, or of the current one (NULL).
+CUresult cuCtxGetDevice_v2(CUdevice* device, CUcontext context) {
+  if (!context) return cuCtxGetDevice(device);
+  DRIVER_ENTER();
+  const int d = device_of(context);
+  if (d < 0 || d >= rt.device_count()) return kInvalidContext;
+  if (!device) return kInvalidValue;
+  *device = d;
   return kSuccess;
 }
 
@@ -291,7 +303,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr* ptr, std::size_t bytes) {
   DRIVER_NEEDS_CONTEXT();
   if (!ptr || bytes == 0) return kInvalidValue;
   void* p = nullptr;
-  const cudaError_t e = rt.malloc_device(&p, bytes, t_context_device);
+  const cudaError_t e = rt.malloc_device(&p, bytes, context_device);
   *ptr = reinterpret_cast<CUdeviceptr>(p);
   return driver_code(e);
 }
@@ -315,7 +327,7 @@ CUresult cuMemFreeHost(void* ptr) {
 CUresult cuMemGetInfo_v2(std::size_t* free_bytes, std::size_t* total) {
   DRIVER_ENTER();
   DRIVER_NEEDS_CONTEXT();
-  const DeviceState& d = rt.device(t_context_device);
+  const DeviceState& d = rt.device(context_device);
   if (free_bytes) *free_bytes = d.desc.memory_bytes - d.allocated;
   if (total) *total = d.desc.memory_bytes;
   return kSuccess;

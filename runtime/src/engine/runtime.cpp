@@ -1,5 +1,6 @@
 #include "engine/runtime.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -16,6 +17,8 @@ namespace cnuas::cuda {
 namespace {
 
 thread_local int t_device = 0;
+thread_local int t_context_device = -1;
+std::atomic<bool> g_driver_initialized{false};
 thread_local cudaError_t t_last_error = cudaSuccess;
 
 }  // namespace
@@ -195,8 +198,32 @@ int Runtime::current_device() const {
 
 cudaError_t Runtime::set_device(int device) {
   if (device < 0 || device >= device_count()) return record(cudaErrorInvalidDevice);
-  t_device = device;
+  make_context_current(device);
   return cudaSuccess;
+}
+
+// ---- contexts ----
+
+bool Runtime::initialized() {
+  return g_driver_initialized.load();
+}
+
+void Runtime::initialize() {
+  g_driver_initialized.store(true);
+}
+
+int Runtime::context_device() const {
+  return t_context_device;
+}
+
+void Runtime::make_context_current(int device) {
+  t_context_device = device;
+  if (device >= 0) t_device = device;
+}
+
+void Runtime::enter_runtime_call() {
+  initialize();
+  if (t_context_device < 0) t_context_device = t_device;
 }
 
 bool Runtime::can_access_peer(int device, int peer) {

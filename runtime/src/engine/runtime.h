@@ -125,7 +125,22 @@ class Runtime {
   // ---- devices ----
   int device_count() const { return static_cast<int>(devices_.size()); }
   int current_device() const;
+  // Also makes the device's primary context current, as cudaSetDevice does since CUDA 12.
   cudaError_t set_device(int device);
+
+  // ---- contexts (one per device, its primary context) ----
+  // The driver is initialized by cuInit or by the first runtime call, as the
+  // runtime initializes it.
+  static bool initialized();
+  static void initialize();
+  // The device whose context is current on this thread, or -1 for none.
+  int context_device() const;
+  // Makes a device's context current on this thread (-1: none); the runtime
+  // then works on that device, as it works in the current context.
+  void make_context_current(int device);
+  // What a runtime call does first: initialize, and when no context is
+  // current, make the current device's primary context current.
+  void enter_runtime_call();
   DeviceState& device(int d) { return devices_[static_cast<std::size_t>(d)]; }
   void fill_properties(cudaDeviceProp& p, int device) const;
   cudaError_t attribute(int* value, int attr, int device) const;
