@@ -431,6 +431,27 @@ void hold_at_barrier(Warp& w, std::uint32_t id, std::uint32_t arriving) {
   w.waiting = w.simt.back().held;
 }
 
+// A warp waiting at a barrier inside a device function cannot split off its
+// other lanes (see hold_at_barrier). Those parked in the kernel's frame at a
+// `ret` or `exit` have nothing left to do but leave, as they would on their
+// own on the hardware; they leave now, so the barrier stops waiting for them.
+void exit_lanes_bound_to_leave(State& s, Warp& w) {
+  const std::size_t kernel_entries = w.frames[1].simt_depth;
+  const Function& kernel = *w.frames[0].fn;
+  std::uint32_t seen = 0, leaving = 0;
+  for (std::size_t e = w.simt.size(); e-- > 0;) {
+    const SimtEntry& entry = w.simt[e];
+    const std::uint32_t first_seen = entry.mask & ~seen & ~w.exited;
+    seen |= entry.mask;
+    if (e >= kernel_entries || first_seen == 0) continue;
+    const Instruction* next = entry.pc < kernel.code.size() ? &kernel.code[entry.pc] : nullptr;
+    if (!next || (next->guard < 0 && (next->op == Opcode::ret || next->op == Opcode::exit)))
+      leaving |= first_seen;
+  }
+  leaving &= ~w.held;
+  if (leaving) exit_lanes(s, w, leaving);
+}
+
 bool step_state(State& s, std::size_t wi, StepRecord* record) {
   Warp& w = s.warps[wi];
   if (w.waiting) return false;
@@ -625,6 +646,7 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
                   "not supported: divergent lanes of one warp waiting at barriers " +
                       std::to_string(w.barrier_id) + " and " + std::to_string(id));
         hold_at_barrier(w, id, active);
+        if (w.frames.size() > 1 && !has_count) exit_lanes_bound_to_leave(s, w);
       }
       check_barrier(s, id);
       return true;

@@ -5,6 +5,21 @@
 namespace cnuas::ptx {
 namespace {
 using u64 = std::uint64_t;
+
+// The lanes each executing lane's .sync operation combines: its own member
+// mask limited to the lanes executing now. Lanes of one warp may name
+// different masks (cooperative-groups partitions reach the instruction
+// together), so every group reduces separately. The forms without .sync
+// (no member-mask operand) take the whole active mask.
+void member_groups(Ctx& c, const Instruction& i, unsigned mask_op, std::uint32_t group[32]) {
+  if (mask_op >= i.nops) {
+    for (unsigned l = 0; l < 32; ++l) group[l] = c.mask;
+    return;
+  }
+  std::uint64_t sm[32];
+  const u64* member = c.src(i.ops[mask_op], sm);
+  for (unsigned l = 0; l < 32; ++l) group[l] = static_cast<std::uint32_t>(member[l]) & c.mask;
+}
 }  // namespace
 
 bool exec_warp(Ctx& c, const Instruction& i) {
@@ -53,24 +68,29 @@ bool exec_warp(Ctx& c, const Instruction& i) {
     case Opcode::vote: {
       std::uint64_t sa[32];
       const u64* a = c.src(i.ops[1], sa);
-      std::uint32_t ballot = 0;
-      each_lane(c.mask, [&](unsigned l) { ballot |= static_cast<std::uint32_t>(a[l] != 0) << l; });
-      u64 v = 0;
-      switch (i.mode) {
-        case Mode::All:
-          v = ballot == c.mask;
-          break;
-        case Mode::Any:
-          v = ballot != 0;
-          break;
-        case Mode::Uni:
-          v = ballot == 0 || ballot == c.mask;
-          break;
-        default:
-          v = ballot;
-          break;
-      }
-      each_lane(c.mask, [&](unsigned l) { put(c, i.ops[0], l, v); });
+      std::uint32_t group[32];
+      member_groups(c, i, 2, group);
+      std::uint32_t votes = 0;  // lanes whose predicate holds, over all groups
+      each_lane(c.mask, [&](unsigned l) { votes |= static_cast<std::uint32_t>(a[l] != 0) << l; });
+      each_lane(c.mask, [&](unsigned l) {
+        const std::uint32_t ballot = votes & group[l];
+        u64 v = 0;
+        switch (i.mode) {
+          case Mode::All:
+            v = ballot == group[l];
+            break;
+          case Mode::Any:
+            v = ballot != 0;
+            break;
+          case Mode::Uni:
+            v = ballot == 0 || ballot == group[l];
+            break;
+          default:
+            v = ballot;
+            break;
+        }
+        put(c, i.ops[0], l, v);
+      });
       return true;
     }
     case Opcode::match: {
@@ -98,55 +118,62 @@ bool exec_warp(Ctx& c, const Instruction& i) {
     case Opcode::redux: {
       std::uint64_t sa[32];
       const u64* a = c.src(i.ops[1], sa);
+      std::uint32_t group[32];
+      member_groups(c, i, 2, group);
       const bool sgn = is_signed(i.type);
-      u64 acc = 0;
-      bool first = true;
-      each_lane(c.mask, [&](unsigned l) {
-        const u64 v = a[l] & 0xffffffffu;
-        if (first) {
-          acc = v;
-          first = false;
-          return;
-        }
+      auto combine = [&](u64 acc, u64 v) -> u64 {
         switch (i.mode) {
           case Mode::Add:
-            acc = (acc + v) & 0xffffffffu;
-            break;
+            return (acc + v) & 0xffffffffu;
           case Mode::And:
-            acc &= v;
-            break;
+            return acc & v;
           case Mode::Or:
-            acc |= v;
-            break;
+            return acc | v;
           case Mode::Xor:
-            acc ^= v;
-            break;
+            return acc ^ v;
           case Mode::Min:
-            acc = sgn ? (sign_extend(v, 32) < sign_extend(acc, 32) ? v : acc) : std::min(acc, v);
-            break;
+            return sgn ? (sign_extend(v, 32) < sign_extend(acc, 32) ? v : acc) : std::min(acc, v);
           case Mode::Max:
-            acc = sgn ? (sign_extend(v, 32) > sign_extend(acc, 32) ? v : acc) : std::max(acc, v);
-            break;
+            return sgn ? (sign_extend(v, 32) > sign_extend(acc, 32) ? v : acc) : std::max(acc, v);
           default:
-            break;
+            return acc;
         }
+      };
+      // One reduction per distinct group; a full-warp mask makes it one.
+      std::uint32_t done = 0;
+      u64 result[32];
+      each_lane(c.mask, [&](unsigned l) {
+        if ((done >> l) & 1) return;
+        const std::uint32_t g = group[l];
+        u64 acc = 0;
+        bool first = true;
+        each_lane(g, [&](unsigned k) {
+          const u64 v = a[k] & 0xffffffffu;
+          acc = first ? v : combine(acc, v);
+          first = false;
+        });
+        // Every executing lane naming the same group shares its result.
+        each_lane(c.mask, [&](unsigned k) {
+          if (group[k] == g) {
+            result[k] = acc;
+            done |= 1u << k;
+          }
+        });
       });
-      each_lane(c.mask, [&](unsigned l) { put(c, i.ops[0], l, acc); });
+      each_lane(c.mask, [&](unsigned l) { put(c, i.ops[0], l, result[l]); });
       return true;
     }
     case Opcode::activemask:
       each_lane(c.mask, [&](unsigned l) { put(c, i.ops[0], l, c.mask); });
       return true;
     case Opcode::elect: {
-      std::uint64_t sm[32];
-      const u64* member = c.src(i.ops[1], sm);
-      const std::uint32_t group =
-          static_cast<std::uint32_t>(member[__builtin_ctz(c.mask)]) & c.mask;
-      const unsigned leader = group ? static_cast<unsigned>(__builtin_ctz(group)) : 0;
+      std::uint32_t group[32];
+      member_groups(c, i, 1, group);
       const Operand& d = i.ops[0];
       each_lane(c.mask, [&](unsigned l) {
+        const unsigned leader = group[l] ? static_cast<unsigned>(__builtin_ctz(group[l])) : 0;
         put(c, d, l, leader);
-        if (d.reg2 >= 0) c.reg(d.reg2)[l] = l == leader && group;
+        if (d.reg2 >= 0) c.reg(d.reg2)[l] = l == leader && group[l];
       });
       return true;
     }

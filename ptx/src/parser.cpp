@@ -114,8 +114,17 @@ class Parser {
     if (tok().kind != Token::Kind::Ident) fail(tok(), std::string("expected ") + what);
     return next().text;
   }
+  // PTX's predefined integer constant: nvcc emits WARP_SZ for device-side warpSize.
+  static constexpr std::int64_t kWarpSize = 32;
+  bool at_warp_sz(std::size_t at = 0) const {
+    return tok(at).kind == Token::Kind::Ident && tok(at).text == "WARP_SZ";
+  }
   std::int64_t expect_int(const char* what) {
     bool neg = accept('-');
+    if (at_warp_sz()) {
+      next();
+      return neg ? -kWarpSize : kWarpSize;
+    }
     if (tok().kind != Token::Kind::Number) fail(tok(), std::string("expected ") + what);
     const Token& t = next();
     std::uint64_t v = 0;
@@ -313,6 +322,11 @@ class Parser {
         expect('}');
         return;
       }
+      if (at_warp_sz()) {
+        next();
+        emit(static_cast<std::uint64_t>(kWarpSize));
+        return;
+      }
       if (tok().kind == Token::Kind::Ident) {
         // generic(sym) or sym [+ off]: an address, filled in at load time
         std::string name = next().text;
@@ -443,6 +457,10 @@ class Parser {
       const std::int64_t v = const_expr(0);
       expect(')');
       return v;
+    }
+    if (at_warp_sz()) {
+      next();
+      return kWarpSize;
     }
     const Token& t = tok();
     if (t.kind != Token::Kind::Number) fail(t, "expected a number or a constant expression");
@@ -841,7 +859,7 @@ class Parser {
     }
     if (accept('[')) {
       o.kind = Operand::Kind::Address;
-      if (tok().kind == Token::Kind::Ident) {
+      if (tok().kind == Token::Kind::Ident && !at_warp_sz()) {
         const Token& t = tok();
         const std::string n = next().text;
         auto r = registers_.find(n);
@@ -886,7 +904,8 @@ class Parser {
       expect(']');
       return;
     }
-    if (tok().is('-') || tok().is('(') || tok().is('~') || tok().kind == Token::Kind::Number) {
+    if (tok().is('-') || tok().is('(') || tok().is('~') || tok().kind == Token::Kind::Number ||
+        at_warp_sz()) {
       const Type ty = inst.op == Opcode::cvt ? inst.type2 : inst.type;
       o.kind = Operand::Kind::Imm;
       const std::size_t at = tok().is('-') ? 1 : 0;

@@ -1,6 +1,7 @@
 #include "printf.h"
 
 #include <cstring>
+#include <iostream>
 #include <string>
 
 namespace cnuas::ptx {
@@ -150,6 +151,26 @@ void call_builtin(Ctx& c, const Instruction& call, const Function& callee, std::
       }
     });
     return;
+  }
+  if (callee.name == "__assertfail") {
+    // A failed device assert: every lane that reached it reports as the CUDA
+    // runtime does (on stderr, after the device output so far), then the
+    // kernel stops with a fault the runtime reads as cudaErrorAssert.
+    out.flush();
+    std::string expression;
+    each_lane(c.mask, [&](unsigned l) {
+      expression = read_string(c, l, read_arg(c, call, l, 0), call);
+      const std::string file = read_string(c, l, read_arg(c, call, l, 1), call);
+      const auto line = static_cast<std::uint32_t>(read_arg(c, call, l, 2));
+      const std::string function = read_string(c, l, read_arg(c, call, l, 3), call);
+      const Dim3 t = c.s.thread_of(c.w, l), b = c.s.cta;
+      std::cerr << file << ":" << line << ": " << function << ": block: [" << b.x << "," << b.y
+                << "," << b.z << "], thread: [" << t.x << "," << t.y << "," << t.z
+                << "] Assertion `" << expression << "` failed.\n";
+    });
+    std::cerr.flush();
+    c.fault(static_cast<unsigned>(__builtin_ctz(c.mask)), call,
+            "device-side assert failed: `" + expression + "`");
   }
   c.fault(static_cast<unsigned>(__builtin_ctz(c.mask)), call,
           "calls '" + callee.name + "', which has no body in this module");

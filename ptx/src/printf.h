@@ -1,5 +1,5 @@
 // Calls to functions the module declares but does not define: the device
-// runtime's vprintf, malloc and free.
+// runtime's vprintf, malloc and free, and __assertfail (a failed device assert).
 #pragma once
 
 #include <ostream>

@@ -200,5 +200,56 @@ TEST(PtxGrammar, EveryCudaKernelFileParsesWithNothingUnsupported) {
   }
 }
 
+// WARP_SZ is PTX's predefined constant for the warp width (32); nvcc writes it
+// for device-side warpSize. It must stand wherever an integer constant may.
+const char* kWarpSizeModule = R"(
+.version 9.0
+.target sm_90
+.address_size 64
+.global .align 4 .u32 widths[2] = {WARP_SZ, 7};
+.visible .entry uses_warp_sz(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 lanes[WARP_SZ];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, WARP_SZ;
+  add.u32 %r2, %r1, WARP_SZ * 2 - 1;
+  ld.global.u32 %r3, [widths];
+  sub.u32 %r4, 0, -WARP_SZ;
+  mov.u32 %r5, lanes;
+  st.shared.u32 [lanes+WARP_SZ], %r1;
+  ld.shared.u32 %r6, [%r5+WARP_SZ];
+  st.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};
+  st.global.u32 [%rd1+16], %r6;
+  ret;
+}
+)";
+
+TEST(PtxGrammar, WarpSzIsThePredefinedConstant32) {
+  auto m = Module::parse(kWarpSizeModule, "warp_sz.ptx");
+  EXPECT_TRUE(m->unsupported().empty());
+  DeviceMemory mem;
+  std::ostringstream out;
+  Executor exec(mem, out);
+  LoadedModule lm(m, mem);
+  const std::uint64_t buf = mem.allocate(5 * 4);
+  LaunchConfig cfg;
+  cfg.params.resize(8);
+  std::memcpy(cfg.params.data(), &buf, 8);
+  exec.launch(lm, "uses_warp_sz", cfg);
+  std::uint32_t h[5];
+  mem.read(buf, h, sizeof h);
+  EXPECT_EQ(h[0], 32u);               // mov from WARP_SZ
+  EXPECT_EQ(h[1], 32u + 32 * 2 - 1);  // 95: WARP_SZ inside a constant expression
+  EXPECT_EQ(h[2], 32u);               // an initializer element
+  EXPECT_EQ(h[3], 32u);               // 0 - (-32): a negated WARP_SZ
+  EXPECT_EQ(h[4], 32u);               // stored and loaded at offset WARP_SZ in a WARP_SZ-word array
+  const Function* f = m->find("uses_warp_sz");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->static_shared_bytes, 32u * 4);  // lanes[WARP_SZ] of .b32, the only .shared
+}
+
 }  // namespace
 }  // namespace cnuas::ptx::testing

@@ -17,10 +17,11 @@ namespace {
 
 // The CUDA error a kernel fault stands for, from the engine's message.
 cudaError_t fault_code(const std::string& message) {
+  // First: the asserted expression (in the message) may hold any words.
+  if (message.find("device-side assert failed") != std::string::npos) return cudaErrorAssert;
   if (message.find("misaligned") != std::string::npos) return cudaErrorMisalignedAddress;
   if (message.find("outside any") != std::string::npos) return cudaErrorIllegalAddress;
   if (message.find("read-only") != std::string::npos) return cudaErrorIllegalAddress;
-  if (message.find("assert") != std::string::npos) return cudaErrorAssert;
   return cudaErrorLaunchFailure;
 }
 
