@@ -219,9 +219,9 @@ bool uses_comparison(Opcode op) {
 }
 
 bool uses_mode(Opcode op) {
-  return op == Opcode::atom || op == Opcode::red || op == Opcode::redux || op == Opcode::prmt ||
-         op == Opcode::vote || op == Opcode::shfl || op == Opcode::shf || op == Opcode::bar ||
-         op == Opcode::barrier || op == Opcode::multimem;
+  return video_lanes(op) != 0 || op == Opcode::atom || op == Opcode::red || op == Opcode::redux ||
+         op == Opcode::prmt || op == Opcode::vote || op == Opcode::shfl || op == Opcode::shf ||
+         op == Opcode::bar || op == Opcode::barrier || op == Opcode::multimem;
 }
 
 // wmma.load.a.sync.aligned.row.m16n16k16.global.f16,
@@ -283,6 +283,39 @@ void decode_wmma(const std::vector<std::string>& parts, Instruction& inst) {
 }
 
 }  // namespace
+
+unsigned video_lanes(Opcode op) {
+  switch (op) {
+    case Opcode::vadd:
+    case Opcode::vsub:
+    case Opcode::vabsdiff:
+    case Opcode::vmin:
+    case Opcode::vmax:
+    case Opcode::vshl:
+    case Opcode::vshr:
+    case Opcode::vmad:
+    case Opcode::vset:
+      return 1;
+    case Opcode::vadd2:
+    case Opcode::vsub2:
+    case Opcode::vavrg2:
+    case Opcode::vabsdiff2:
+    case Opcode::vmin2:
+    case Opcode::vmax2:
+    case Opcode::vset2:
+      return 2;
+    case Opcode::vadd4:
+    case Opcode::vsub4:
+    case Opcode::vavrg4:
+    case Opcode::vabsdiff4:
+    case Opcode::vmin4:
+    case Opcode::vmax4:
+    case Opcode::vset4:
+      return 4;
+    default:
+      return 0;
+  }
+}
 
 bool decode_opcode(const std::string& word, Instruction& inst) {
   const std::vector<std::string> parts = split(word);
@@ -346,6 +379,8 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
     } else if ((inst.op == Opcode::bar || inst.op == Opcode::barrier) &&
                (m == "arrive" || m == "red")) {
       inst.flags |= m == "arrive" ? kArrive : kRed;
+    } else if (inst.op == Opcode::vmad && (m == "po" || m == "shr7" || m == "shr15")) {
+      inst.flags |= m == "po" ? kPlusOne : m == "shr7" ? kShr7 : kShr15;
     } else if (inst.op == Opcode::brx && m == "idx") {
       inst.flags |= kIdx;
     } else if (inst.op == Opcode::cvta && m == "to") {
@@ -367,6 +402,23 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
       inst.type2 = types[0];  // destination
       inst.type = types[1];   // compared values
     }
+  }
+  if (video_lanes(inst.op) != 0) {
+    // .dtype.atype.btype; vset has no .dtype (its result is unsigned).
+    const bool set =
+        inst.op == Opcode::vset || inst.op == Opcode::vset2 || inst.op == Opcode::vset4;
+    if (set) types.insert(types.begin(), Type::U32);
+    auto word_type = [](Type t) { return t == Type::U32 || t == Type::S32; };
+    if (types.size() != 3 || !word_type(types[0]) || !word_type(types[1]) || !word_type(types[2])) {
+      if (inst.unsupported.empty())
+        inst.unsupported = "the typed form " + word + " (video instructions take " +
+                           (set ? "two" : "three") + " types, each .u32 or .s32)";
+      return true;
+    }
+    inst.type = types[0];
+    inst.type2 = types[1];
+    inst.type3 = types[2];
+    return true;
   }
   if (types.size() > 2 && inst.unsupported.empty()) inst.unsupported = "the typed form " + word;
   return true;
@@ -396,6 +448,48 @@ bool architected_layout_known(const Instruction& inst) {
       mx.c == Type::S32)
     return true;
   return mx.m == 8 && mx.n == 8 && mx.k == 4 && mx.a == Type::F64 && mx.c == Type::F64;
+}
+
+// Operand counts and modifiers of the video instructions (selectors are checked by the parser).
+static void check_video(Instruction& inst) {
+  if (!inst.unsupported.empty()) return;
+  const unsigned lanes = video_lanes(inst.op);
+  const bool op2 = inst.mode != Mode::None;
+  if (op2 &&
+      (lanes == 1 ? inst.mode != Mode::Add && inst.mode != Mode::Min && inst.mode != Mode::Max
+                  : inst.mode != Mode::Add)) {
+    inst.unsupported =
+        "this secondary operation (scalar video instructions take .add, .min or "
+        ".max; SIMD ones .add)";
+    return;
+  }
+  if (inst.op == Opcode::vmad) {
+    if (inst.nops != 4 || op2)
+      inst.unsupported = "this vmad form (vmad takes d, a, b, c and no secondary operation)";
+    return;
+  }
+  const bool merge = inst.nops >= 1 && inst.ops[0].sel_bits != 0;
+  if (lanes == 1 && inst.nops == 4 && !op2 && !merge)
+    inst.unsupported = "a fourth operand without a secondary operation or destination selector";
+  else if (lanes == 1 && inst.nops == 3 && (op2 || merge))
+    inst.unsupported = "a secondary operation or destination selector without operand c";
+  else if (lanes == 1 && inst.nops != 3 && inst.nops != 4)
+    inst.unsupported = "this operand count (scalar video instructions take d, a, b[, c])";
+  else if (lanes != 1 && inst.nops != 4)
+    inst.unsupported = "this operand count (SIMD video instructions take d, a, b, c)";
+  else if (op2 && merge && lanes == 1)
+    inst.unsupported = "both a secondary operation and a destination selector";
+  else if (inst.has(kSat) && op2 && lanes != 1)
+    inst.unsupported = ".sat together with the accumulate operation .add";
+  for (unsigned k = 0; k < inst.nops && inst.unsupported.empty(); ++k) {
+    const Operand& o = inst.ops[k];
+    if (o.kind != Operand::Kind::Reg && o.kind != Operand::Kind::Imm)
+      inst.unsupported = "a video operand that is not a register or an immediate";
+    else if (o.negate && inst.op != Opcode::vmad)
+      inst.unsupported = "a negated operand outside vmad";
+  }
+  if (inst.unsupported.empty() && inst.ops[0].kind != Operand::Kind::Reg)
+    inst.unsupported = "a video destination that is not a register";
 }
 
 void check_supported(Instruction& inst) {
@@ -499,6 +593,10 @@ void check_supported(Instruction& inst) {
                                             Opcode::sust,
                                             Opcode::suq,
                                             Opcode::xor_};
+  if (video_lanes(inst.op) != 0) {
+    check_video(inst);
+    return;
+  }
   if (!implemented.count(inst.op)) {
     inst.unsupported =
         "the instruction " + std::string(opcode_name(inst.op)) + " is not implemented";

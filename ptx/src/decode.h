@@ -17,4 +17,8 @@ bool decode_opcode(const std::string& word, Instruction& inst);
 // (operand count and kinds, types) and sets inst.unsupported when not.
 void check_supported(Instruction& inst);
 
+// Video instructions: 1 for the scalar forms (vadd, vmad, vset ...), 2 or 4 for the SIMD forms
+// (vadd2, vset4 ...), 0 for every other opcode.
+unsigned video_lanes(Opcode op);
+
 }  // namespace cnuas::ptx

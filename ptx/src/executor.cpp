@@ -675,7 +675,7 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
   if (active == 0) return true;
   if (exec_integer(c, i) || exec_float(c, i) || exec_convert(c, i) || exec_memory(c, i) ||
       exec_warp(c, i) || exec_matrix(c, i) || exec_mma(c, i) || exec_mbarrier(c, i) ||
-      exec_texture(c, i))
+      exec_texture(c, i) || exec_video(c, i))
     return true;
   s.fault(w, static_cast<unsigned>(__builtin_ctz(active)), i,
           std::string("not supported: ") + std::string(opcode_name(i.op)) + " in this form");

@@ -840,6 +840,49 @@ class Parser {
     inst.nops = 3;
   }
 
+  // The selector after a video operand's register (%r1.b0, %r2.h1, %r3.b7654, d.h10): which
+  // bytes or halves it reads, or which ones a SIMD destination writes.
+  void video_selector(const Instruction& inst, Operand& o, const Token& t, const std::string& sel) {
+    const unsigned lanes = video_lanes(inst.op);
+    const bool dest = &o == &inst.ops[0];
+    const bool simd_source = lanes != 1 && !dest;
+    const char width = lanes == 4 ? 'b' : 'h';
+    std::string accepted;
+    if (lanes == 1)
+      accepted = inst.op == Opcode::vmad && dest ? "none on the destination of vmad"
+                                                 : ".b0 .b1 .b2 .b3 .h0 .h1";
+    else if (simd_source)
+      accepted = lanes == 4 ? ".bxyzw with each digit 0-7" : ".hxy with each digit 0-3";
+    else
+      accepted = lanes == 4 ? "a mask .b3210, .b10, .b2 ... (digits 0-3, descending)"
+                            : "a mask .h10, .h1 or .h0";
+    auto bad = [&] {
+      fail(t, "video operand selector '." + sel + "' is not valid here; accepted: " + accepted);
+    };
+    if (sel.size() < 2 || (inst.op == Opcode::vmad && dest)) bad();
+    const char kind = sel[0];
+    const std::string digits = sel.substr(1);
+    if (lanes == 1 ? (kind != 'b' && kind != 'h') : kind != width) bad();
+    const unsigned max_digit = lanes == 1    ? (kind == 'b' ? 3 : 1)
+                               : simd_source ? 2 * lanes - 1
+                                             : lanes - 1;
+    if (lanes == 1    ? digits.size() != 1
+        : simd_source ? digits.size() != lanes
+                      : digits.size() > lanes)
+      bad();
+    o.sel_bits = static_cast<std::uint8_t>(kind == 'b' ? 8 : 16);
+    o.sel_count = static_cast<std::uint8_t>(digits.size());
+    o.sel_digits = 0;
+    for (std::size_t k = 0; k < digits.size(); ++k) {
+      const char ch = digits[digits.size() - 1 - k];  // the rightmost digit is element 0
+      if (ch < '0' || static_cast<unsigned>(ch - '0') > max_digit) bad();
+      if (!simd_source && lanes != 1 && k > 0 &&
+          static_cast<unsigned>(ch - '0') <= o.sel_digit(static_cast<unsigned>(k - 1)))
+        bad();  // a mask lists distinct elements, highest first
+      o.sel_digits = static_cast<std::uint16_t>(o.sel_digits | (ch - '0') << (4 * k));
+    }
+  }
+
   void parse_operand(Instruction& inst, Operand& o, std::uint32_t pc) {
     if (accept('{')) {
       o.kind = Operand::Kind::Vector;
@@ -904,6 +947,10 @@ class Parser {
       expect(']');
       return;
     }
+    if (inst.op == Opcode::vmad && tok().is('-') && tok(1).kind == Token::Kind::Ident) {
+      next();  // vmad's -a, -b, -c
+      o.negate = true;
+    }
     if (tok().is('-') || tok().is('(') || tok().is('~') || tok().kind == Token::Kind::Number ||
         at_warp_sz()) {
       const Type ty = inst.op == Opcode::cvt ? inst.type2 : inst.type;
@@ -937,6 +984,11 @@ class Parser {
       o.kind = Operand::Kind::Sink;
       pair_predicate();
       return;
+    }
+    if (video_lanes(inst.op) != 0 && n.find('.') != std::string::npos &&
+        registers_.count(n.substr(0, n.find('.')))) {
+      video_selector(inst, o, t, n.substr(n.find('.') + 1));
+      n = n.substr(0, n.find('.'));
     }
     auto r = registers_.find(n);
     if (r != registers_.end()) {

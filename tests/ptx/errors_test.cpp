@@ -96,13 +96,13 @@ TEST(PtxErrors, SharedAndLocalBoundsAreChecked) {
 
 TEST(PtxErrors, UnsupportedInstructionsStopTheKernelNamingThem) {
   PtxRun r(
-      ".visible .entry mm()\n{\n\t.reg .b32 %r<3>;\n\tmov.u32 %r1, 0;\n"
-      "\tvadd.u32.u32.u32 %r2, %r1, %r1;\n\tret;\n}\n");
+      ".visible .entry mm()\n{\n\t.reg .b64 %rd<3>;\n\tmov.u64 %rd1, 0;\n"
+      "\tstacksave.u64 %rd2;\n\tret;\n}\n");
   ASSERT_EQ(r.module->unsupported().size(), 1u);
   EXPECT_EQ(r.module->unsupported()[0].line, 8u);
   const std::string e = r.launch("mm", {1, 1, 1}, {32, 1, 1});
   EXPECT_NE(e.find("PTX line 8"), std::string::npos) << e;
-  EXPECT_NE(e.find("vadd is not implemented"), std::string::npos) << e;
+  EXPECT_NE(e.find("stacksave is not implemented"), std::string::npos) << e;
 }
 
 TEST(PtxErrors, TrapBarrierDeadlockAndRunawayKernels) {

@@ -88,6 +88,9 @@ enum Flag : std::uint64_t {
   kNoComplete = 1ull << 34,
   kBulk = 1ull << 35,            // cp.async.bulk
   kBulkFromShared = 1ull << 36,  // cp.async.bulk whose source is .shared::cta
+  kPlusOne = 1ull << 37,         // vmad.po
+  kShr7 = 1ull << 38,            // vmad.shr7
+  kShr15 = 1ull << 39,           // vmad.shr15
 };
 
 // What an atom/red instruction does, and a few other one-of-many modes.
@@ -206,6 +209,14 @@ struct Operand {
   std::int64_t symbol = 0;     // resolved symbol value (address, offset, function index)
   bool has_symbol = false;
   std::vector<std::int32_t> regs;  // Vector elements (-1 = sink)
+  // Video instructions: a register's byte/half selector or destination mask (r.b3210, r.h1):
+  // element width in bits (0: none), how many digits, and digit k (k = 0 the rightmost) in
+  // nibble k. `negate` is vmad's -a.
+  std::uint8_t sel_bits = 0;
+  std::uint8_t sel_count = 0;
+  std::uint16_t sel_digits = 0;
+  bool negate = false;
+  unsigned sel_digit(unsigned k) const { return (sel_digits >> (4 * k)) & 0xf; }
 };
 
 // A warp-wide matrix operation (wmma, mma, ldmatrix, stmatrix, movmatrix):
@@ -255,6 +266,7 @@ struct Instruction {
   Opcode op = Opcode::Invalid;
   Type type = Type::None;   // the instruction type (last type suffix for most)
   Type type2 = Type::None;  // the other type (cvt source, setp/set destination ...)
+  Type type3 = Type::None;  // video instructions: .dtype in type, .atype in type2, .btype here
   Space space = Space::None;
   Cmp cmp = Cmp::None;
   Round round = Round::None;
