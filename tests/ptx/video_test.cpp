@@ -3,6 +3,7 @@
 // PTX uses), so every modifier and selector is interpreted here independently of the engine.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <sstream>
 
@@ -276,6 +277,43 @@ TEST(PtxVideo, HandComputedExamples) {
   EXPECT_EQ(d[29], 0u);
   // vmad.s32 (form 35): a.h0 = 0x7f80 = 32640, b.h1 = 0x2001 = 8193: 32640*8193 + 5 = 267419525.
   EXPECT_EQ(d[35], 267419525u);
+}
+
+// CUDA's SIMD intrinsics (nvcc lowers several to vabsdiff4/vabsdiff2.add) against their
+// documented per-element meaning, computed here with plain integer arithmetic.
+TEST(PtxVideo, CudaSimdIntrinsicsMatchTheirDocumentedMeaning) {
+  CNUAS_REQUIRE_NVCC();
+  const int n = 1024;
+  std::mt19937 rng(7);
+  std::vector<std::uint32_t> a(n), b(n);
+  for (int k = 0; k < n; ++k) a[k] = edge_word(rng), b[k] = edge_word(rng);
+  Device dev("video.ptx");
+  auto out = dev.alloc<std::uint32_t>(n * 6);
+  dev.launch("video_intrinsics", {static_cast<std::uint32_t>(n / 128), 1, 1}, {128, 1, 1},
+             dev.upload(a), dev.upload(b), out, n);
+  const auto got = dev.download<std::uint32_t>(out, n * 6);
+  auto u8 = [](std::uint32_t v, int k) { return static_cast<int>((v >> (8 * k)) & 0xff); };
+  auto s8 = [](std::uint32_t v, int k) {
+    return static_cast<int>(static_cast<std::int8_t>(v >> (8 * k)));
+  };
+  for (int k = 0; k < n; ++k) {
+    const std::uint32_t x = a[k], y = b[k];
+    std::uint32_t absdiff = 0, sad4 = 0, absdiff_s = 0, max_s = 0, ge = 0, sad2 = 0;
+    for (int e = 0; e < 4; ++e) {
+      absdiff |= static_cast<std::uint32_t>(std::abs(u8(x, e) - u8(y, e))) << (8 * e);
+      sad4 += static_cast<std::uint32_t>(std::abs(u8(x, e) - u8(y, e)));
+      absdiff_s |= (static_cast<std::uint32_t>(std::abs(s8(x, e) - s8(y, e))) & 0xff) << (8 * e);
+      max_s |= (static_cast<std::uint32_t>(std::max(s8(x, e), s8(y, e))) & 0xff) << (8 * e);
+      ge |= (u8(x, e) >= u8(y, e) ? 0xffu : 0u) << (8 * e);
+    }
+    for (int e = 0; e < 2; ++e)
+      sad2 += static_cast<std::uint32_t>(std::abs(static_cast<int>((x >> (16 * e)) & 0xffff) -
+                                                  static_cast<int>((y >> (16 * e)) & 0xffff)));
+    const std::uint32_t want[6] = {absdiff, sad4, sad2, absdiff_s, max_s, ge};
+    for (int f = 0; f < 6; ++f)
+      ASSERT_EQ(got[k * 6 + f], want[f])
+          << "intrinsic " << f << " a=0x" << std::hex << x << " b=0x" << y;
+  }
 }
 
 // A selector the instruction cannot take is a parse error naming the place and what is accepted.

@@ -52,3 +52,18 @@ extern "C" __global__ void video_forms(const unsigned* a, const unsigned* b, con
   FORM(39, "vmad.u32.u32.u32.po %0, %1.b0, %2.b1, %3;")
   FORM(40, "vmad.s32.u32.u32.shr7 %0, %1, %2, -%3;")
 }
+
+// CUDA's SIMD intrinsics, some of which nvcc lowers to vabsdiff4/vabsdiff2 (with .add).
+extern "C" __global__ void video_intrinsics(const unsigned* a, const unsigned* b, unsigned* out,
+                                            int n) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const unsigned x = a[t], y = b[t];
+  unsigned* o = out + t * 6;
+  o[0] = __vabsdiffu4(x, y);
+  o[1] = __vsadu4(x, y);
+  o[2] = __vsadu2(x, y);
+  o[3] = __vabsdiffs4(x, y);
+  o[4] = __vmaxs4(x, y);
+  o[5] = __vcmpgeu4(x, y);
+}
