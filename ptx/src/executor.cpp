@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <ostream>
@@ -33,6 +34,8 @@ LoadedModule::LoadedModule(std::shared_ptr<const Module> module, DeviceMemory& m
       std::uint64_t target = 0;
       for (std::size_t j = 0; j < vars.size(); ++j)
         if (vars[j].name == name) target = addresses_[j];
+      if (auto f = module_->function_index.find(name); f != module_->function_index.end())
+        target = function_address(f->second);  // a function pointer table or a vtable
       memory.write(addresses_[i] + offset, &target, 8);
     }
 }
@@ -64,7 +67,7 @@ std::uint64_t Ctx::symbol_value(const Operand& o, unsigned) const {
     case SymbolKind::CallParam:
       return frame.stack_base + call_params_offset(f) + static_cast<std::uint64_t>(o.symbol);
     case SymbolKind::Function:
-      return static_cast<std::uint64_t>(o.symbol);
+      return function_address(static_cast<std::size_t>(o.symbol));
   }
   return 0;
 }
@@ -562,8 +565,32 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
     case Opcode::call: {
       top.pc = pc + 1;
       if (!active) return true;
-      const Function& callee =
-          s.module->module().functions[static_cast<std::size_t>(i.ops[1].symbol)];
+      std::size_t callee_index = static_cast<std::size_t>(i.ops[1].symbol);
+      if (i.ops[1].kind == Operand::Kind::Reg) {
+        // Through a function pointer: lanes that call different functions run one after another,
+        // each group as a branch that reconverges after the call.
+        const std::uint64_t* target = c.reg(i.ops[1].reg);
+        const std::uint64_t first = target[__builtin_ctz(active)];
+        std::uint32_t same = 0;
+        each_lane(active, [&](unsigned l) { same |= (target[l] == first ? 1u : 0u) << l; });
+        const std::size_t count = s.module->module().functions.size();
+        const std::uint64_t offset = first - kFunctionAddressBase;
+        if (first < kFunctionAddressBase || offset % 16 != 0 || offset / 16 >= count) {
+          char address[24];
+          std::snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(first));
+          s.fault(w, static_cast<unsigned>(__builtin_ctz(active)), i,
+                  std::string("indirect call through ") + address +
+                      ", which is not the address of a function of this module");
+        }
+        if (same != active) {
+          top.pc = pc + 1;
+          w.simt.push_back({pc, pc + 1, active & ~same});
+          w.simt.push_back({pc, pc + 1, same});
+          return true;
+        }
+        callee_index = static_cast<std::size_t>(offset / 16);
+      }
+      const Function& callee = s.module->module().functions[callee_index];
       if (!callee.defined) {
         call_builtin(c, i, callee, *s.out);
         return true;

@@ -821,8 +821,7 @@ class Parser {
       target.symbol = s->value;
     } else if (registers_.count(callee)) {
       target.kind = Operand::Kind::Reg;
-      target.reg = registers_.at(callee);
-      inst.unsupported = "indirect call through a register";
+      target.reg = registers_.at(callee);  // a function pointer
     } else {
       fail(ft, "unknown function '" + callee + "'");
     }

@@ -105,6 +105,23 @@ TEST(PtxErrors, UnsupportedInstructionsStopTheKernelNamingThem) {
   EXPECT_NE(e.find("stacksave is not implemented"), std::string::npos) << e;
 }
 
+// A call through a register that holds no function's address (here 0, a null function pointer)
+// stops the kernel naming the address.
+TEST(PtxErrors, IndirectCallThroughANonFunctionAddress) {
+  PtxRun r(
+      ".func (.param .b32 out) f(.param .b32 in)\n{\n\t.reg .b32 %r<2>;\n"
+      "\tld.param.b32 %r1, [in];\n\tst.param.b32 [out], %r1;\n\tret;\n}\n"
+      ".visible .entry k()\n{\n\t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, 0;\n"
+      "\t{\n\t.param .b32 p;\n\t.param .b32 q;\n"
+      "\tproto : .callprototype (.param .b32 _) _ (.param .b32 _);\n"
+      "\tcall (q), %rd1, (p), proto;\n\t}\n\tret;\n}\n");
+  EXPECT_TRUE(r.module->unsupported().empty());
+  const std::string e = r.launch("k", {1, 1, 1}, {32, 1, 1});
+  EXPECT_NE(e.find("indirect call through 0x0, which is not the address of a function"),
+            std::string::npos)
+      << e;
+}
+
 TEST(PtxErrors, TrapBarrierDeadlockAndRunawayKernels) {
   PtxRun trap(
       ".visible .entry t()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, %tid.x;\n\t"

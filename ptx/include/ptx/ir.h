@@ -287,6 +287,13 @@ struct Instruction {
   bool has(Flag f) const { return (flags & f) != 0; }
 };
 
+// The value of a function's address (mov.u64 %rd, f; a vtable entry): outside any memory the
+// engine allocates, 16 bytes per function, so an indirect call can map it back to the function.
+constexpr std::uint64_t kFunctionAddressBase = 0xfc00000000000000ull;
+constexpr std::uint64_t function_address(std::size_t index) {
+  return kFunctionAddressBase + 16 * static_cast<std::uint64_t>(index);
+}
+
 struct Register {
   std::string name;
   Type type = Type::None;
