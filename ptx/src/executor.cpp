@@ -57,7 +57,10 @@ std::uint64_t Ctx::symbol_value(const Operand& o, unsigned) const {
     case SymbolKind::Const:
       return s.module->variable_address(static_cast<std::size_t>(o.symbol));
     case SymbolKind::Shared:
-      return o.symbol >= 0 ? static_cast<std::uint64_t>(o.symbol) : s.dynamic_shared_base;
+      if (o.symbol < 0) return s.dynamic_shared_base;
+      if (o.symbol & kEntrySharedBit)
+        return f.entry_shared_base + static_cast<std::uint64_t>(o.symbol & ~kEntrySharedBit);
+      return static_cast<std::uint64_t>(o.symbol);
     case SymbolKind::Local:
       return frame.stack_base + locals_offset(f) + static_cast<std::uint64_t>(o.symbol);
     case SymbolKind::KernelParam:

@@ -494,6 +494,14 @@ class Parser {
       case Space::Shared:
         if (v.size == 0) {
           sym = {SymbolKind::Shared, kDynamicShared};
+        } else if (fn && fn->is_entry) {
+          // A kernel's own .shared lives in its region, after the module's:
+          // kernels of one module never share a CTA, so their regions overlap.
+          fn->entry_shared_bytes = align_up(fn->entry_shared_bytes, v.align);
+          v.offset = fn->entry_shared_bytes;
+          fn->entry_shared_bytes += static_cast<std::uint32_t>(v.size);
+          entry_shared_align_ = std::max(entry_shared_align_, v.align);
+          sym = {SymbolKind::Shared, kEntrySharedBit | v.offset};
         } else {
           shared_bytes_ = align_up(shared_bytes_, v.align);
           v.offset = shared_bytes_;
@@ -1084,9 +1092,12 @@ class Parser {
   std::vector<std::pair<std::uint32_t, Token>> fixups_;
   std::map<std::string, std::vector<std::pair<Token, std::uint32_t>>> branch_tables_;
   std::vector<std::pair<std::uint32_t, std::string>> pending_tables_;
-  std::uint32_t shared_bytes_ = 0;
+  std::uint32_t shared_bytes_ = 0;  // module-scope and device-function .shared
+  std::uint32_t entry_shared_align_ = 1;
 
  public:
+  // Where the kernels' own regions start: after the module's .shared.
+  std::uint32_t entry_shared_base() const { return align_up(shared_bytes_, entry_shared_align_); }
   std::uint32_t static_shared_bytes() const { return shared_bytes_; }
 };
 
@@ -1097,7 +1108,13 @@ std::shared_ptr<const Module> Module::parse(const std::string& text, const std::
   m->file = file;
   Parser p(text, file, *m);
   p.parse_module();
-  for (Function& f : m->functions) f.static_shared_bytes = p.static_shared_bytes();
+  // A kernel's footprint: the module's .shared (any device function may use
+  // it) plus its own, not the other kernels'.
+  for (Function& f : m->functions) {
+    f.entry_shared_base = p.entry_shared_base();
+    f.static_shared_bytes = f.entry_shared_bytes > 0 ? f.entry_shared_base + f.entry_shared_bytes
+                                                     : p.static_shared_bytes();
+  }
   return m;
 }
 

@@ -251,5 +251,76 @@ TEST(PtxGrammar, WarpSzIsThePredefinedConstant32) {
   EXPECT_EQ(f->static_shared_bytes, 32u * 4);  // lanes[WARP_SZ] of .b32, the only .shared
 }
 
+// Each kernel's own .shared starts after the module's .shared (also what is
+// declared after the kernels, for device functions there), and the kernels
+// overlap there.
+constexpr const char* kSharedLayoutModule = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.shared .align 4 .b32 common[2];
+.visible .entry first(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<3>;
+  .shared .align 4 .b8 own_a[64];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, common;
+  mov.u32 %r2, own_a;
+  st.shared.u32 [common+4], 7;
+  st.shared.u32 [own_a], 9;
+  ld.shared.u32 %r4, [common+4];
+  ld.shared.u32 %r5, [own_a];
+  st.global.u32 [%rd2], %r1;
+  st.global.u32 [%rd2+4], %r2;
+  st.global.u32 [%rd2+8], %r4;
+  st.global.u32 [%rd2+12], %r5;
+  ret;
+}
+.visible .entry second(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<3>;
+  .shared .align 4 .b8 own_b[40];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, own_b;
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+.shared .align 4 .b32 late[1];
+)";
+
+TEST(PtxGrammar, KernelsAreChargedForTheModulesSharedAndTheirOwnOnly) {
+  auto m = Module::parse(kSharedLayoutModule, "shared_layout.ptx");
+  // Module region: common[2] at 0 (8 bytes), late at 8: 12 bytes, where the
+  // kernels' regions start.
+  const Function* first = m->find("first");
+  const Function* second = m->find("second");
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(first->static_shared_bytes, 12u + 64);   // not + own_b's 40
+  EXPECT_EQ(second->static_shared_bytes, 12u + 40);  // not + own_a's 64
+  DeviceMemory mem;
+  std::ostringstream out;
+  Executor exec(mem, out);
+  LoadedModule lm(m, mem);
+  const std::uint64_t buf = mem.allocate(4 * 4);
+  LaunchConfig cfg;
+  cfg.params.resize(8);
+  std::memcpy(cfg.params.data(), &buf, 8);
+  exec.launch(lm, "first", cfg);
+  std::uint32_t h[4];
+  mem.read(buf, h, sizeof h);
+  EXPECT_EQ(h[0], 0u);   // common
+  EXPECT_EQ(h[1], 12u);  // own_a, after the module's 12 bytes
+  EXPECT_EQ(h[2], 7u);   // what was stored, neither overwriting the other
+  EXPECT_EQ(h[3], 9u);
+  exec.launch(lm, "second", cfg);
+  mem.read(buf, h, 4);
+  EXPECT_EQ(h[0], 12u);  // own_b overlaps own_a: the two kernels never share a CTA
+}
+
 }  // namespace
 }  // namespace cnuas::ptx::testing

@@ -307,6 +307,10 @@ struct Param {
   std::uint32_t align = 1;
 };
 
+// A .shared symbol's value with this bit set is an offset in its kernel's own
+// region (Function::entry_shared_base), not in the module's.
+constexpr std::int64_t kEntrySharedBit = std::int64_t{1} << 40;
+
 struct Function {
   std::string name;
   bool is_entry = false;
@@ -318,7 +322,9 @@ struct Function {
   std::uint32_t param_bytes = 0;             // kernel parameter buffer size
   std::uint32_t call_param_bytes = 0;        // scratch for .param declared in the body (call args)
   std::uint32_t local_bytes = 0;             // this function's frame of .local variables
-  std::uint32_t static_shared_bytes = 0;     // module and function .shared, laid out per kernel
+  std::uint32_t static_shared_bytes = 0;     // module .shared and this kernel's own
+  std::uint32_t entry_shared_bytes = 0;      // a kernel's own .shared (declared in its body)
+  std::uint32_t entry_shared_base = 0;       // where that region starts in the CTA's shared memory
   std::uint32_t max_threads[3] = {0, 0, 0};  // .maxntid / .reqntid
   bool threads_required = false;
   std::uint32_t cluster_dims[3] = {1, 1, 1};  // .reqnctapercluster
