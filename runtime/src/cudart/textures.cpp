@@ -117,7 +117,7 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t* object, const cudaResou
 
 cudaError_t cudaDestroyTextureObject(cudaTextureObject_t object) {
   CUDART_ENTER_STICKY();
-  return rt.textures().destroy(object) ? cudaSuccess : rt.record(cudaErrorInvalidValue);
+  return rt.destroy_texture(object) ? cudaSuccess : rt.record(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* object, const cudaResourceDesc* res) {
@@ -131,7 +131,7 @@ cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* object, const cudaResou
 
 cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t object) {
   CUDART_ENTER_STICKY();
-  return rt.textures().destroy(object) ? cudaSuccess : rt.record(cudaErrorInvalidValue);
+  return rt.destroy_texture(object) ? cudaSuccess : rt.record(cudaErrorInvalidValue);
 }
 
 }  // extern "C"

@@ -193,6 +193,9 @@ class Runtime {
   cudaError_t func_attributes(Kernel& k, cudaFuncAttributes* a);
   int max_active_blocks(Kernel& k, int block, std::size_t dynamic_shared);
   ptx::TextureTable& textures() { return textures_; }
+  // Destroys a texture or surface object; work issued before keeps it until
+  // that work has run, as on the GPU. False for an unknown or destroyed handle.
+  bool destroy_texture(std::uint64_t handle);
 
   // ---- streams and events ----
   Stream* stream(cudaStream_t s);  // nullptr for an unknown handle
@@ -231,6 +234,12 @@ class Runtime {
   ptx::DeviceMemory memory_;
   HostMappings host_mappings_;  // managed and pinned host memory
   ptx::TextureTable textures_;
+  // Destroyed texture objects that issued work may still read, with that work.
+  struct RetiredTexture {
+    std::uint64_t handle;
+    std::vector<CommandPtr> users;
+  };
+  std::vector<RetiredTexture> retired_textures_;
   std::ostringstream printf_;
   std::map<std::uint64_t, Allocation> allocations_;
   std::map<const void*, std::unique_ptr<Array>> arrays_;

@@ -1,4 +1,5 @@
 // Device, pinned, managed and registered memory; copies, memsets and arrays.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -276,6 +277,27 @@ cudaError_t Runtime::free_array(cudaArray_t handle) {
   memory_.free(a->base);
   arrays_.erase(handle);
   return sticky();
+}
+
+bool Runtime::destroy_texture(std::uint64_t handle) {
+  auto all_done = [](const RetiredTexture& t) {
+    return std::all_of(t.users.begin(), t.users.end(), [](const CommandPtr& c) { return c->done; });
+  };
+  // Forget the retired objects whose work has run.
+  for (const RetiredTexture& t : retired_textures_)
+    if (all_done(t)) textures_.destroy(t.handle);
+  retired_textures_.erase(
+      std::remove_if(retired_textures_.begin(), retired_textures_.end(), all_done),
+      retired_textures_.end());
+  for (const RetiredTexture& t : retired_textures_)
+    if (t.handle == handle) return false;  // destroyed twice
+  if (!textures_.find(handle)) return false;
+  RetiredTexture t{handle, timeline_->unfinished_work()};
+  if (t.users.empty())
+    textures_.destroy(handle);
+  else
+    retired_textures_.push_back(std::move(t));
+  return true;
 }
 
 }  // namespace cnuas::cuda

@@ -70,6 +70,14 @@ class Timeline {
     return !cmd || (cmd->done && cmd->done_ps <= host_ps_);
   }
   std::uint64_t host_ps() const { return host_ps_; }
+  // The last command of every stream that has not finished: all work issued
+  // so far has run once these have.
+  std::vector<CommandPtr> unfinished_work() const {
+    std::vector<CommandPtr> out;
+    for (const Stream* s : streams_)
+      if (s->last && !s->last->done) out.push_back(s->last);
+    return out;
+  }
   // True while a command's functional effect runs (a host callback must not
   // call back into CUDA).
   bool in_effect() const { return in_effect_ > 0; }
