@@ -29,6 +29,7 @@ CommandPtr clone(const Command& c) {
   copy->dims = c.dims;
   copy->read = c.read;
   copy->start = c.start;
+  copy->host_work = c.host_work;
   return copy;
 }
 
@@ -37,6 +38,7 @@ cudaError_t add_host_work(Runtime& rt, cudaStream_t stream, std::function<void()
   if (!s) return rt.record(cudaErrorInvalidResourceHandle);
   auto cmd = std::make_shared<Command>();
   cmd->name = "host function";
+  cmd->host_work = true;
   cmd->start = [work](Command&) { work(); };
   rt.submit(*s, cmd);
   return cudaSuccess;

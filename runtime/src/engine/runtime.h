@@ -201,7 +201,9 @@ class Runtime {
   Stream* stream(cudaStream_t s);  // nullptr for an unknown handle
   Stream* create_stream(unsigned flags, int priority);
   cudaError_t destroy_stream(cudaStream_t s);
-  void submit(Stream& s, CommandPtr c) { timeline_->submit(s, std::move(c)); }
+  // Issues a command; the first host function starts the helper that runs
+  // host work while the program blocks in its own code (host_work_driver.cpp).
+  void submit(Stream& s, CommandPtr c);
   Timeline& timeline() { return *timeline_; }
   Event* event(cudaEvent_t e);
   Event* create_event(unsigned flags);
@@ -266,6 +268,8 @@ class Runtime {
   void keep_performance_run(const DeviceDesc& device, gpu::KernelRun run);
   std::set<std::string> notes_given_;  // what a device said of a launch, once each
   void print_memory_reports();         // accesses the memory checker let through
+  void start_host_work_driver();
+  bool host_work_driver_started_ = false;
   void write_gpu_outputs();
 };
 

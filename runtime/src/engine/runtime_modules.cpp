@@ -251,7 +251,11 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
             log_level_ != LogLevel::Quiet)
           std::cerr << "cnuas: " << outcome.note << "\n";
         c.dims = outcome.dims;
-        if (outcome.run) keep_performance_run(desc, std::move(*outcome.run));
+        // Kept in simulated order: the effect may have run ahead of it.
+        if (outcome.run) {
+          auto run = std::make_shared<gpu::KernelRun>(std::move(*outcome.run));
+          c.on_release = [this, &desc, run] { keep_performance_run(desc, std::move(*run)); };
+        }
         print_memory_reports();
         return;
       } catch (const ptx::ExecutionError& e) {
