@@ -238,6 +238,34 @@ TEST(PtxLinker, DynamicSharedArraysOfSeveralUnitsAreOne) {
   EXPECT_EQ(run(text, 1)[0], 5u);
 }
 
+TEST(PtxLinker, ModuleSharedThatOneKernelUsesBecomesThatKernelsOwn) {
+  // `tile` (4096 bytes) is used by k1 alone, `both` (64 bytes) by k1 and k2.
+  const std::string unit = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.weak .shared .align 16 .b8 tile[4096];
+.visible .shared .align 4 .b8 both[64];
+.visible .entry k1 ()
+{
+  .reg .b32 %v;
+  ld.shared.u32 %v, [tile];
+  st.shared.u32 [both], %v;
+  ret;
+}
+.visible .entry k2 ()
+{
+  .reg .b32 %v;
+  ld.shared.u32 %v, [both];
+  ret;
+}
+)";
+  const auto module = ptx::Module::parse(link({{"u", unit}}), "linked");
+  // k1: its own tile plus the module's `both`; k2: the module's `both` only.
+  EXPECT_EQ(module->find("k1")->static_shared_bytes, 4096u + 64u);
+  EXPECT_EQ(module->find("k2")->static_shared_bytes, 64u);
+}
+
 TEST(PtxLinker, DifferentAddressSizesAreAnError) {
   const std::string narrow = "\n.version 8.0\n.target sm_90\n.address_size 32\n";
   const std::string wide = "\n.version 8.0\n.target sm_90\n.address_size 64\n";

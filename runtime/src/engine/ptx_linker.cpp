@@ -90,6 +90,7 @@ struct Statement {
   bool defined = false;            // a function body, or a variable that is not .extern
   bool dynamic_shared = false;     // .extern .shared NAME[]
   std::size_t body = 0;            // the token of a function body's '{'
+  std::size_t space = 0;           // a variable's state space token (after its linkage)
   std::vector<std::string> names;  // declared symbols
   enum class Fate { Keep, Prototype, Drop } fate = Fate::Keep;
 };
@@ -166,6 +167,7 @@ void classify(Unit& u, Statement& st) {
     return;
   }
   if (!is_space_word(word)) return;  // .pragma and the like stay where they are
+  st.space = i;
   st.kind = StatementKind::Variable;
   st.defined = st.linkage != Linkage::Extern;
   std::size_t j = i + 1;
@@ -413,6 +415,50 @@ std::string link_ptx(const std::vector<PtxUnit>& sources,
                         units[d.unit].source->name));
   }
 
+  // A module-scope .shared variable that one kernel alone uses becomes that
+  // kernel's own: with -rdc=true, NVVM declares a kernel's static __shared__
+  // (CUB's temp_storage) at module scope, and the engine charges every kernel
+  // for all module-scope .shared, so one library's kernels would leave no
+  // shared memory to the others.
+  using Place = std::pair<std::size_t, std::size_t>;  // unit, statement
+  auto local_name = [&](std::size_t ui, const std::string& n) {
+    auto r = units[ui].renamed.find(n);
+    return r == units[ui].renamed.end() ? n : r->second;
+  };
+  std::vector<std::pair<Place, std::set<std::string>>> bodies;  // identifiers each body names
+  for (std::size_t ui = 0; ui < units.size(); ++ui)
+    for (std::size_t si = 0; si < units[ui].statements.size(); ++si) {
+      const Statement& st = units[ui].statements[si];
+      if (st.kind != StatementKind::Function || !st.defined || st.fate != Statement::Fate::Keep)
+        continue;
+      std::set<std::string> names;
+      for (std::size_t k = st.body; k <= st.last; ++k)
+        if (units[ui].toks[k].kind == Tok::Kind::Ident)
+          names.insert(local_name(ui, units[ui].text(units[ui].toks[k])));
+      bodies.push_back({{ui, si}, std::move(names)});
+    }
+  std::set<Place> sunk;
+  std::map<Place, std::string> sunk_into;  // kernel -> the declarations it takes in
+  for (std::size_t ui = 0; ui < units.size(); ++ui)
+    for (std::size_t si = 0; si < units[ui].statements.size(); ++si) {
+      const Unit& u = units[ui];
+      const Statement& st = u.statements[si];
+      if (st.kind != StatementKind::Variable || !st.defined || st.fate != Statement::Fate::Keep ||
+          st.names.size() != 1 || !u.is(st.space, ".shared"))
+        continue;
+      const std::string name = local_name(ui, st.names[0]);
+      const Place* user = nullptr;
+      std::size_t users = 0;
+      for (const auto& [place, names] : bodies)
+        if (names.count(name)) {
+          user = &place;
+          ++users;
+        }
+      if (users != 1 || !units[user->first].statements[user->second].entry) continue;
+      sunk.insert({ui, si});
+      sunk_into[*user] += "\t" + emit(u, st.space, st.last) + "\n";
+    }
+
   // The linked text: variables first (every unit's functions may use them), then
   // the functions and everything else, each unit's in its order.
   std::string out =
@@ -423,13 +469,20 @@ std::string link_ptx(const std::vector<PtxUnit>& sources,
   for (const bool variables : {true, false})
     for (const Unit& u : units) {
       out += fmt::format("\n// ---- {} of {}\n", variables ? "variables" : "code", u.source->name);
-      for (const Statement& st : u.statements) {
+      const std::size_t ui = static_cast<std::size_t>(&u - units.data());
+      for (std::size_t si = 0; si < u.statements.size(); ++si) {
+        const Statement& st = u.statements[si];
         if (st.kind == StatementKind::Version || st.kind == StatementKind::Target ||
             st.kind == StatementKind::AddressSize || st.kind == StatementKind::Dropped ||
-            st.fate == Statement::Fate::Drop || variables != (st.kind == StatementKind::Variable))
+            st.fate == Statement::Fate::Drop || variables != (st.kind == StatementKind::Variable) ||
+            sunk.count({ui, si}))
           continue;
+        auto own = sunk_into.find({ui, si});
         if (st.fate == Statement::Fate::Prototype)
           out += emit(u, st.first, st.body - 1) + ";\n";
+        else if (own != sunk_into.end())
+          out += emit(u, st.first, st.body) + "\n" + own->second + emit(u, st.body + 1, st.last) +
+                 "\n";
         else
           out += emit(u, st.first, st.last) + "\n";
       }
