@@ -1,8 +1,9 @@
 // The driver's JIT linker on two relocatable PTX units nvcc compiled from
 // link_unit_a.cu (kernel `apply`, which calls scale_by() and b_tag() and
 // counts in `counter`) and link_unit_b.cu (their definitions). Checks:
-//  - PTX + PTX (cuLinkAddFile, cuLinkAddData) and PTX + fat binary link into
-//    an image cuModuleLoadData loads; `apply` gives out[i] = in[i] * 1.5 + 1
+//  - PTX + PTX (cuLinkAddFile, cuLinkAddData), PTX + fat binary, PTX + host
+//    object (nvcc -c -rdc=true) and PTX + static library of that object link
+//    into an image cuModuleLoadData loads; `apply` gives out[i] = in[i] * 1.5 + 1
 //    (B's factor), tags[i] = 1 + 100 (A's static helper reads A's `base` 1,
 //    B's reads B's 100: same-named private symbols stay apart), and `counter`
 //    (B's, initially 5) ends at 5 + n: one variable for both units;
@@ -60,8 +61,8 @@ static int check_linked(void* image, const char* how) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: link_ptx unit_a.ptx unit_b.ptx unit_b.fatbin\n");
+  if (argc != 6) {
+    std::fprintf(stderr, "usage: link_ptx unit_a.ptx unit_b.ptx unit_b.fatbin unit_b.o libb.a\n");
     return 2;
   }
   const std::string b_ptx = read_file(argv[2]), b_fatbin = read_file(argv[3]);
@@ -93,6 +94,17 @@ int main(int argc, char** argv) {
   CU_OK(cuLinkComplete(link, &image, &size));
   if (check_linked(image, "PTX + fatbin")) return 1;
   CU_OK(cuLinkDestroy(link));
+
+  // PTX + host object, PTX + library.
+  const CUjitInputType kinds[] = {CU_JIT_INPUT_OBJECT, CU_JIT_INPUT_LIBRARY};
+  for (int k = 0; k < 2; ++k) {
+    CU_OK(cuLinkCreate(0, nullptr, nullptr, &link));
+    CU_OK(cuLinkAddFile(link, CU_JIT_INPUT_PTX, argv[1], 0, nullptr, nullptr));
+    CU_OK(cuLinkAddFile(link, kinds[k], argv[4 + k], 0, nullptr, nullptr));
+    CU_OK(cuLinkComplete(link, &image, &size));
+    if (check_linked(image, k == 0 ? "PTX + object" : "PTX + library")) return 1;
+    CU_OK(cuLinkDestroy(link));
+  }
 
   // Unit A alone: scale_by and b_tag are nowhere.
   char log[1024] = "untouched";

@@ -238,6 +238,22 @@ TEST(PtxLinker, DynamicSharedArraysOfSeveralUnitsAreOne) {
   EXPECT_EQ(run(text, 1)[0], 5u);
 }
 
+TEST(PtxLinker, LibraryMembersAreLinkedOnlyWhenNeeded) {
+  // A library member nothing needs is left out, even one that could not link.
+  const std::string unneeded = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.extern .func nowhere ();
+.visible .func unused () { call nowhere, (); ret; }
+)";
+  PtxUnit b{"lib(b.o)", kUnitB, true}, junk{"lib(junk.o)", unneeded, true};
+  EXPECT_EQ(run(link({{"a.ptx", kUnitA}, junk, b}), 4),
+            (std::vector<std::uint32_t>{42, 7, 1, 100}));
+  // Alone, the members are nothing to link.
+  EXPECT_EQ(error_of({junk, b}), "nothing to link: only library members were added");
+}
+
 TEST(PtxLinker, ModuleSharedThatOneKernelUsesBecomesThatKernelsOwn) {
   // `tile` (4096 bytes) is used by k1 alone, `both` (64 bytes) by k1 and k2.
   const std::string unit = R"(

@@ -66,21 +66,22 @@ LinkState* state_of(void* handle) {
 }
 
 // Adds the PTX of a fat binary's best entry; false when it holds none.
-bool add_fatbin(LinkState& st, const std::vector<FatbinEntry>& entries, const std::string& name) {
+bool add_fatbin(LinkState& st, const std::vector<FatbinEntry>& entries, const std::string& name,
+                bool from_library = false) {
   const FatbinEntry* e = select_ptx(entries, st.arch);
   if (!e) return false;
-  st.units.push_back({fmt::format("{} (compute_{})", name, e->arch), e->text});
+  st.units.push_back({fmt::format("{} (compute_{})", name, e->arch), e->text, from_library});
   return true;
 }
 
 // Adds every fat binary of a host object with PTX; false when none has.
-bool add_object(LinkState& st, const std::uint8_t* data, std::size_t size,
-                const std::string& name) {
+bool add_object(LinkState& st, const std::uint8_t* data, std::size_t size, const std::string& name,
+                bool from_library = false) {
   bool any = false;
   const auto fatbins = object_fatbins(data, size);
   for (std::size_t i = 0; i < fatbins.size(); ++i)
-    any = add_fatbin(st, fatbins[i],
-                     fatbins.size() == 1 ? name : fmt::format("{}#{}", name, i + 1)) ||
+    any = add_fatbin(st, fatbins[i], fatbins.size() == 1 ? name : fmt::format("{}#{}", name, i + 1),
+                     from_library) ||
           any;
   return any;
 }
@@ -132,10 +133,11 @@ CUresult add_input(LinkState& st, int type, const std::uint8_t* data, std::size_
             fmt::format("error: {} embeds no PTX for compute_{} or below", name, st.arch));
         return kNoBinaryForGpu;
       case kLibrary:
-        // Members without PTX contribute nothing (the device runtime library,
+        // A member is linked when it defines what the rest refers to; members
+        // without PTX contribute nothing (the device runtime library,
         // libcudadevrt.a, carries cubins only: the engine provides its calls).
         for (const ArchiveMember& m : archive_members(data, size))
-          if (is_elf(m.data)) add_object(st, m.data, m.size, name + "(" + m.name + ")");
+          if (is_elf(m.data)) add_object(st, m.data, m.size, name + "(" + m.name + ")", true);
         return kSuccess;
       default:
         st.error.append(fmt::format(

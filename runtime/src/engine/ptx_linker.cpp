@@ -304,6 +304,44 @@ std::string emit(const Unit& u, std::size_t first, std::size_t last) {
   return out;
 }
 
+// Whether unit u defines `name` for other units.
+bool defines(const Unit& u, const std::string& name) {
+  for (const Statement& st : u.statements)
+    if (st.defined && (st.linkage != Linkage::None || st.entry) &&
+        std::find(st.names.begin(), st.names.end(), name) != st.names.end())
+      return true;
+  return false;
+}
+
+// The units that are not library members, and the library members that
+// define what those refer to and nothing else defines, transitively.
+std::vector<Unit> with_needed_library_members(std::vector<Unit> all) {
+  std::vector<bool> in(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) in[i] = !all[i].source->from_library;
+  for (bool grew = true; grew;) {
+    grew = false;
+    std::set<std::string> wanted;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (!in[i]) continue;
+      for (const Statement& st : all[i].statements)
+        if (!st.defined && st.linkage == Linkage::Extern)
+          for (const std::string& n : st.names) wanted.insert(n);
+    }
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (in[i])
+        for (auto w = wanted.begin(); w != wanted.end();)
+          w = defines(all[i], *w) ? wanted.erase(w) : std::next(w);
+    for (std::size_t i = 0; i < all.size() && !wanted.empty(); ++i)
+      if (!in[i] && std::any_of(wanted.begin(), wanted.end(),
+                                [&](const std::string& n) { return defines(all[i], n); }))
+        in[i] = grew = true;
+  }
+  std::vector<Unit> kept;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (in[i]) kept.push_back(std::move(all[i]));
+  return kept;
+}
+
 }  // namespace
 
 std::string link_ptx(const std::vector<PtxUnit>& sources,
@@ -318,6 +356,8 @@ std::string link_ptx(const std::vector<PtxUnit>& sources,
     split(u);
     units.push_back(std::move(u));
   }
+  units = with_needed_library_members(std::move(units));
+  if (units.empty()) throw PtxLinkError("nothing to link: only library members were added");
 
   // Header: the newest version and target, one address size.
   std::string version = "0.0", target, address_size;

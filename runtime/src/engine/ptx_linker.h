@@ -15,6 +15,9 @@ namespace cnuas::cuda {
 struct PtxUnit {
   std::string name;
   std::string text;
+  // A member of a library: linked only when it defines a symbol the units
+  // linked so far refer to and nothing defines, as a static library's are.
+  bool from_library = false;
 };
 
 struct PtxLinkError : std::runtime_error {
