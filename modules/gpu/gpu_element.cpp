@@ -170,8 +170,8 @@ gpu::KernelOutcome Gpu::execute(const gpu::KernelLaunch& launch) {
         launch.kernel);
   }
   if (outcome.timing == gpu::KernelTiming::Performance) {
-    gpu::KernelRun run = performance_->run(*executor_, *launch.module, launch.kernel, config,
-                                             launch.l2_policy);
+    gpu::KernelRun run =
+        performance_->run(*executor_, *launch.module, launch.kernel, config, launch.l2_policy);
     outcome.dims.set(WorkDim::DeviceTime, run.time_ps);
     // The platform's power roll-up draws the counted dynamic energy (the
     // element's idle_power already covers the static part).

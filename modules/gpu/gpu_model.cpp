@@ -45,7 +45,7 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
   } launch;
   std::uint32_t cursor = 0;                                // next SM to try, breadth-first over SMs
   std::vector<std::unique_ptr<ptx::Executor::Cta>> spare;  // finished CTAs, for their storage
-  std::string failed;  // the kernel that faulted, after which the model cannot run on
+  std::string failed;     // the kernel that faulted, after which the model cannot run on
   L2AccessPolicy policy;  // the running kernel's
 
   Top(sc_core::sc_module_name name, ArchConfig a, std::uint64_t sample_cycles)

@@ -31,8 +31,8 @@ void L2Slice::set_policy(const L2AccessPolicy& policy) {
   const std::uint64_t ways = tags_.ways();
   std::uint64_t share = 0;
   if (policy.set_aside_bytes > 0)
-    share = std::max<std::uint64_t>(1, (policy.set_aside_bytes * ways + cfg_.size_bytes / 2) /
-                                           cfg_.size_bytes);
+    share = std::max<std::uint64_t>(
+        1, (policy.set_aside_bytes * ways + cfg_.size_bytes / 2) / cfg_.size_bytes);
   tags_.set_persisting_ways(static_cast<std::uint32_t>(std::min(share, ways)));
 }
 
@@ -70,6 +70,8 @@ void L2Slice::access(MemRequest& r, std::uint64_t now) {
       w.l2_hits += hits;
       if (r.access == Access::Atomic)
         tags_.fill(r.line, key, r.sectors, true, retention(r.line));
+      else if (retention(r.line) == Retention::Persisting)
+        tags_.fill(r.line, key, 0, false, Retention::Persisting);  // a hit makes it persist
       events_.schedule(start + latency_ps_, this, kRespond, &r);
       return;
     case MshrTable::Outcome::Waiting:

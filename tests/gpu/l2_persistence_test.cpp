@@ -107,6 +107,23 @@ TEST(GpuL2Persistence, StreamingLinesAreEvictedFirst) {
   EXPECT_EQ(read(d, b, b.hot, kHotBytes, p).total.l2_hits, kHotSectors);
 }
 
+TEST(GpuL2Persistence, AHitUnderTheWindowMakesTheLinePersist) {
+  // The hot lines come in as normal lines; a second read under the window
+  // hits them and makes them persist, so the cold buffer leaves them. (In
+  // between, 16 KiB of the cold buffer pushes the hot lines out of the 4 KiB
+  // L1s, so that the second read reaches the L2; with the hot buffer's they
+  // fill 8 of each set's 16 ways.)
+  PerfDevice d(stream_kernel());
+  const Buffers b = make_buffers(d);
+  L2AccessPolicy p = persisting_hot(kHotBytes);
+  p.base = b.hot;
+  read(d, b, b.hot, kHotBytes, {});
+  read(d, b, b.cold, kHotBytes, {});
+  EXPECT_EQ(read(d, b, b.hot, kHotBytes, p).total.l2_hits, kHotSectors);
+  read(d, b, b.cold, kColdBytes, {});
+  EXPECT_EQ(read(d, b, b.hot, kHotBytes, {}).total.l2_hits, kHotSectors);
+}
+
 TEST(GpuL2Persistence, ResetMakesPersistingLinesNormalAgain) {
   PerfDevice d(stream_kernel());
   const Buffers b = make_buffers(d);

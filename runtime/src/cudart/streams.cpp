@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "cudart/entry.h"
+#include "engine/memory_pools.h"
 
 using namespace cnuas::cuda;
 
@@ -107,6 +108,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (!s) return rt.record(cudaErrorInvalidResourceHandle);
   if (s->capturing) return rt.record(cudaErrorStreamCaptureUnsupported);
   rt.timeline().wait(s->last);
+  rt.memory_pools().synchronized();
   return rt.sticky();
 }
 
@@ -186,6 +188,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   Event* e = rt.event(event);
   if (!e) return rt.record(cudaErrorInvalidResourceHandle);
   rt.timeline().wait(e->marker);
+  rt.memory_pools().synchronized();
   return rt.sticky();
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -26,11 +27,26 @@ namespace cnuas::cuda {
 // What kind of memory an address is, for copies and pointer queries.
 enum class MemoryKind { Device, Host, Managed, Registered, Array, Pageable };
 
+// Memory another part of the engine manages (stream-ordered pools, virtual
+// memory mappings, IPC mappings): cudaFree and cudaFreeAsync hand it over.
+class MemoryOwner {
+ public:
+  virtual ~MemoryOwner() = default;
+  // Frees the allocation at `base`; `stream` is null for cudaFree.
+  virtual cudaError_t free(std::uint64_t base, Stream* stream) = 0;
+};
+
 struct Allocation {
   std::uint64_t base = 0, bytes = 0;
   int device = 0;
   MemoryKind kind = MemoryKind::Device;
+  MemoryOwner* owner = nullptr;  // null: the runtime's own (cudaMalloc and friends)
 };
+
+class MemoryPools;
+class VirtualMemory;
+class IpcHandles;
+class AccessPolicies;
 
 // A CUDA array: texels in one device allocation, rows packed.
 struct Array {
@@ -79,6 +95,7 @@ struct Event {
   unsigned flags = 0;
   CommandPtr marker;
   int device = 0;
+  int references = 1;  // the creator's, and one per cudaIpcOpenEventHandle
 };
 
 struct DeviceState {
@@ -99,6 +116,8 @@ struct LaunchRequest {
   cudaStream_t stream = nullptr;
   dim3 cluster{1, 1, 1};
   bool cooperative = false;
+  // A launch attribute's access policy window; without one, the stream's.
+  std::optional<gpu::L2AccessPolicy> access_policy;
 };
 
 // cudaMalloc's alignment and rounding on the GPUs modelled (textureAlignment).
@@ -181,6 +200,13 @@ class Runtime {
   cudaError_t memset(void* dst, std::size_t pitch, int value, std::size_t width, std::size_t height,
                      unsigned element_bytes, cudaStream_t stream, bool synchronous);
   cudaError_t free_async(void* ptr, cudaStream_t stream);
+  // Allocations the engine's other memory managers make and end.
+  void track(const Allocation& a) { allocations_[a.base] = a; }
+  void untrack(std::uint64_t base) { allocations_.erase(base); }
+  MemoryPools& memory_pools() { return *memory_pools_; }
+  VirtualMemory& virtual_memory() { return *virtual_memory_; }
+  IpcHandles& ipc() { return *ipc_; }
+  AccessPolicies& access_policies() { return *access_policies_; }
 
   // ---- modules and kernels ----
   Module* load_ptx_module(const std::string& ptx, const std::string& origin);
@@ -251,6 +277,10 @@ class Runtime {
   std::vector<RetiredTexture> retired_textures_;
   std::ostringstream printf_;
   std::map<std::uint64_t, Allocation> allocations_;
+  std::unique_ptr<MemoryPools> memory_pools_;
+  std::unique_ptr<VirtualMemory> virtual_memory_;
+  std::unique_ptr<IpcHandles> ipc_;
+  std::unique_ptr<AccessPolicies> access_policies_;
   std::map<const void*, std::unique_ptr<Array>> arrays_;
   std::map<std::pair<Module*, std::string>, std::unique_ptr<Kernel>> named_kernels_;
   // Streams and events the program created, by the handle it holds.

@@ -91,6 +91,8 @@ cudaError_t Runtime::register_host(void* ptr, std::size_t bytes) {
 cudaError_t Runtime::free(void* ptr, MemoryKind expect) {
   if (!ptr) return cudaSuccess;
   auto f = allocations_.find(address(ptr));
+  if (f != allocations_.end() && f->second.owner && expect == MemoryKind::Device)
+    return record(f->second.owner->free(f->second.base, nullptr));
   const bool matches = f != allocations_.end() &&
                        (f->second.kind == expect ||
                         (expect == MemoryKind::Device && f->second.kind == MemoryKind::Managed));
@@ -227,6 +229,8 @@ cudaError_t Runtime::free_async(void* ptr, cudaStream_t handle) {
   if (!s) return record(cudaErrorInvalidResourceHandle);
   if (!ptr) return cudaSuccess;
   auto f = allocations_.find(address(ptr));
+  if (f != allocations_.end() && f->second.owner)
+    return record(f->second.owner->free(f->second.base, s));
   if (f == allocations_.end() || f->second.kind != MemoryKind::Device)
     return record(cudaErrorInvalidValue);
   auto cmd = std::make_shared<Command>();

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "engine/access_policies.h"
 #include "engine/device_images.h"
 #include "engine/runtime.h"
 #include "gpu/power_model.h"
@@ -273,6 +274,7 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
   launch.kernel = k.name;
   launch.clustered = config->cluster.count() > 1 ||
                      f->cluster_dims[0] * f->cluster_dims[1] * f->cluster_dims[2] > 1;
+  launch.l2_policy = access_policies_->for_launch(r, *s);
   // The device executes the kernel when its stream lets it run, so that it
   // sees the memory every earlier command left.
   const int device_index = s->device;

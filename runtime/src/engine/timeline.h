@@ -47,6 +47,9 @@ struct Command : std::enable_shared_from_this<Command> {
 using CommandPtr = std::shared_ptr<Command>;
 
 struct Stream {
+  // Unique in the process, unlike the address of a destroyed stream's successor.
+  std::uint64_t serial = ++streams_created;
+  static inline std::uint64_t streams_created = 0;
   int device = 0;
   unsigned flags = 0;  // cudaStreamNonBlocking
   int priority = 0;
