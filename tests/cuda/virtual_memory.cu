@@ -92,6 +92,13 @@ int main(int argc, char** argv) {
   CU_OK(cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
   CU_OK(cuMemGetAllocationGranularity(&recommended, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
   CHECK(granularity == 2 * kMiB && recommended == 2 * kMiB);  // the GPU's 2 MiB page
+  // Libraries reach these calls through cuGetProcAddress: the same functions.
+  void* fn = nullptr;
+  CU_OK(cuGetProcAddress("cuMemGetAllocationGranularity", &fn, 13000, 0, nullptr));
+  size_t via_proc = 0;
+  CU_OK(reinterpret_cast<decltype(&cuMemGetAllocationGranularity)>(fn)(
+      &via_proc, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+  CHECK(via_proc == granularity);
 
   size_t free0 = 0, total = 0;
   CUDA_OK(cudaMemGetInfo(&free0, &total));

@@ -111,7 +111,8 @@ cudaError_t IpcHandles::open_event_handle(Event** out, const abi::IpcHandle& han
           read(rt_, handle, kEvent, &serial, "cudaIpcOpenEventHandle of another process's handle"))
     return e;
   auto e = events_.find(serial);
-  if (e == events_.end()) return cudaErrorInvalidResourceHandle;
+  if (e == events_.end() || !rt_.event(reinterpret_cast<cudaEvent_t>(e->second)))
+    return cudaErrorInvalidResourceHandle;
   ++e->second->references;
   *out = e->second;
   return cudaSuccess;

@@ -117,12 +117,15 @@ bool MemoryPools::ordered_after(const Stream& s, const MemoryPool::PendingFree& 
     return true;
   // Otherwise through events: the free reaches, through the commands that
   // wait for it, the stream's last command or one its next command waits for.
+  // The search gives up after kMaxSearch commands (the allocation then takes
+  // another policy's way: an inserted wait costs nothing when one exists).
+  constexpr std::size_t kMaxSearch = 4096;
   std::set<const Command*> targets;
   if (s.last) targets.insert(s.last.get());
   for (const CommandPtr& w : s.pending_waits) targets.insert(w.get());
   std::deque<const Command*> todo{free.command.get()};
   std::set<const Command*> seen;
-  while (!todo.empty()) {
+  while (!todo.empty() && seen.size() < kMaxSearch) {
     const Command* c = todo.front();
     todo.pop_front();
     if (targets.count(c)) return true;
@@ -324,10 +327,16 @@ void MemoryPools::synchronized() {
 
 cudaError_t MemoryPools::set_attribute(MemoryPool& pool, int attr, const void* value) {
   if (!value) return kInvalidValue;
+  // The reuse policies are ints, the figures 64-bit.
+  const bool is_flag = attr == abi::kReuseFollowEventDependencies ||
+                       attr == abi::kReuseAllowOpportunistic ||
+                       attr == abi::kReuseAllowInternalDependencies;
   std::uint64_t v64 = 0;
   int v32 = 0;
-  std::memcpy(&v64, value, sizeof v64);
-  std::memcpy(&v32, value, sizeof v32);
+  if (is_flag)
+    std::memcpy(&v32, value, sizeof v32);
+  else
+    std::memcpy(&v64, value, sizeof v64);
   switch (attr) {
     case abi::kReuseFollowEventDependencies:
       pool.follow_event_dependencies = v32 != 0;
