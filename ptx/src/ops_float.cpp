@@ -170,11 +170,99 @@ bool compare_float(Cmp cmp, double x, double y) {
   }
 }
 
+namespace {
+
+// setp.cmp.f32/f64 into p (and its negation into q), without a combining
+// predicate or .ftz: compare_float's result with the comparison chosen once
+// per instruction. (A float converted to double compares as the float does.)
+template <class T, class Op>
+void compare_floats(Ctx& c, const Instruction& i, Op op) {
+  std::uint64_t sa[32], sb[32];
+  const u64* a = c.src(i.ops[1], sa);
+  const u64* b = c.src(i.ops[2], sb);
+  bool r[32];
+  for (unsigned l = 0; l < 32; ++l) {
+    T x, y;
+    if constexpr (sizeof(T) == 4) {
+      x = bits_to_f32(a[l]), y = bits_to_f32(b[l]);
+    } else {
+      x = bits_to_f64(a[l]), y = bits_to_f64(b[l]);
+    }
+    r[l] = op(x, y);
+  }
+  const Operand& d = i.ops[0];
+  u64* p = d.kind == Operand::Kind::Reg ? c.reg(d.reg) : nullptr;
+  u64* q = d.reg2 >= 0 ? c.reg(d.reg2) : nullptr;
+  const std::uint32_t m = c.mask;
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!((m >> l) & 1)) continue;
+    if (p) p[l] = r[l];
+    if (q) q[l] = !r[l];
+  }
+}
+
+template <class T>
+bool compare_floats(Ctx& c, const Instruction& i) {
+  auto nan = [](T x, T y) { return x != x || y != y; };
+  switch (i.cmp) {
+    case Cmp::Eq:
+      compare_floats<T>(c, i, [](T x, T y) { return x == y; });
+      return true;
+    case Cmp::Ne:  // ordered: false when either is NaN
+      compare_floats<T>(c, i, [nan](T x, T y) { return !nan(x, y) && x != y; });
+      return true;
+    case Cmp::Lt:
+      compare_floats<T>(c, i, [](T x, T y) { return x < y; });
+      return true;
+    case Cmp::Le:
+      compare_floats<T>(c, i, [](T x, T y) { return x <= y; });
+      return true;
+    case Cmp::Gt:
+      compare_floats<T>(c, i, [](T x, T y) { return x > y; });
+      return true;
+    case Cmp::Ge:
+      compare_floats<T>(c, i, [](T x, T y) { return x >= y; });
+      return true;
+    case Cmp::Equ:
+      compare_floats<T>(c, i, [nan](T x, T y) { return nan(x, y) || x == y; });
+      return true;
+    case Cmp::Neu:
+      compare_floats<T>(c, i, [](T x, T y) { return x != y; });
+      return true;
+    case Cmp::Ltu:
+      compare_floats<T>(c, i, [](T x, T y) { return !(x >= y); });
+      return true;
+    case Cmp::Leu:
+      compare_floats<T>(c, i, [](T x, T y) { return !(x > y); });
+      return true;
+    case Cmp::Gtu:
+      compare_floats<T>(c, i, [](T x, T y) { return !(x <= y); });
+      return true;
+    case Cmp::Geu:
+      compare_floats<T>(c, i, [](T x, T y) { return !(x < y); });
+      return true;
+    case Cmp::Num:
+      compare_floats<T>(c, i, [nan](T x, T y) { return !nan(x, y); });
+      return true;
+    case Cmp::Nan:
+      compare_floats<T>(c, i, nan);
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 bool exec_float(Ctx& c, const Instruction& i) {
   const Type t = i.type;
   if (!is_float(t)) return false;
   const Round r = i.round;
   const bool nan_mode = i.has(kNaN);
+  if (i.op == Opcode::setp && (t == Type::F32 || t == Type::F64) && !i.has(kFtz) && !i.has(kAnd) &&
+      !i.has(kOr) && !i.has(kXor) &&
+      (t == Type::F32 ? compare_floats<float>(c, i) : compare_floats<double>(c, i)))
+    return true;
   if (i.op == Opcode::setp || i.op == Opcode::set) {
     std::uint64_t sa[32], sb[32], sp[32];
     const u64* a = c.src(i.ops[1], sa);

@@ -1,5 +1,6 @@
 // ld/ldu/st (vectors, every state space, generic addressing), atom and red,
 // and cp.async (performed at issue: the copy is complete before the wait).
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -152,7 +153,26 @@ unsigned reg_bits(const Ctx& c, std::int32_t r) {
 u64 load_value(const std::uint8_t* p, Type t) {
   const unsigned n = type_bytes(t);
   u64 v = 0;
-  std::memcpy(&v, p, n > 8 ? 8 : n);
+  switch (n) {  // fixed sizes: a variable-size copy into v stalls the load of v
+    case 1:
+      v = *p;
+      break;
+    case 2: {
+      std::uint16_t h;
+      std::memcpy(&h, p, 2);
+      v = h;
+      break;
+    }
+    case 4: {
+      std::uint32_t w;
+      std::memcpy(&w, p, 4);
+      v = w;
+      break;
+    }
+    default:
+      std::memcpy(&v, p, n > 8 ? 8 : n);
+      break;
+  }
   if (is_signed(t)) v = static_cast<u64>(sign_extend(v, n * 8));
   return v;
 }
@@ -264,52 +284,73 @@ inline std::uint8_t* fast_resolve(Ctx& c, const Access& acc, unsigned lane, u64 
   return p;
 }
 
-// Access::address with the operand's register row and constant part found
-// once per instruction instead of once per lane.
-struct LaneAddress {
-  const u64* base;  // the address register's lanes, or null
-  u64 offset;
-  u64 mask;  // Access::mask: 32-bit addresses wrap
-  LaneAddress(Ctx& c, const Access& acc)
-      : base(acc.addr.reg >= 0 ? c.reg(acc.addr.reg) : nullptr),
-        offset(static_cast<u64>(acc.addr.imm) +
-               (acc.addr.reg < 0 && acc.addr.has_symbol ? c.symbol_value(acc.addr, 0) : 0)),
-        mask(acc.mask) {}
-  u64 operator()(unsigned lane) const { return ((base ? base[lane] : 0) + offset) & mask; }
-};
-
-// When every active lane's B bytes lie in one block of the access's space
-// (one allocation, this CTA's shared memory, the kernel parameters), the
-// pointer for address `lo` and the space; lanes then need no lookup each.
-// Otherwise null: the lanes are resolved one by one (and a bad one faults).
-template <unsigned B>
-std::uint8_t* span(Ctx& c, const Access& acc, const LaneAddress& address, u64& lo, Space& space) {
-  u64 hi = 0;
+// The lowest and highest address of the active lanes.
+void address_bounds(std::uint32_t mask, const u64 (&a)[32], u64& lo, u64& hi) {
+  if (mask == ~0u) {  // branch-free over a full warp, four independent chains
+    u64 l4[4] = {a[0], a[1], a[2], a[3]}, h4[4] = {a[0], a[1], a[2], a[3]};
+    for (unsigned l = 4; l < 32; l += 4)
+      for (unsigned k = 0; k < 4; ++k) {
+        l4[k] = a[l + k] < l4[k] ? a[l + k] : l4[k];
+        h4[k] = a[l + k] > h4[k] ? a[l + k] : h4[k];
+      }
+    lo = std::min(std::min(l4[0], l4[1]), std::min(l4[2], l4[3]));
+    hi = std::max(std::max(h4[0], h4[1]), std::max(h4[2], h4[3]));
+    return;
+  }
   lo = ~u64{0};
-  each_lane(c.mask, [&](unsigned l) {
-    const u64 a = address(l);
-    lo = a < lo ? a : lo;
-    hi = a > hi ? a : hi;
+  hi = 0;
+  each_lane(mask, [&](unsigned l) {
+    lo = a[l] < lo ? a[l] : lo;
+    hi = a[l] > hi ? a[l] : hi;
   });
-  if (hi + B < hi) return nullptr;
-  const u64 bytes = hi + B - lo;
+}
+
+// Every lane's address (inactive lanes' too, harmlessly), with the operand's
+// register row and constant part found once per instruction, not per lane;
+// and the lowest and highest address of the active lanes.
+void lane_addresses(Ctx& c, const Access& acc, u64 (&a)[32], u64& lo, u64& hi) {
+  const u64 offset = static_cast<u64>(acc.addr.imm) +
+                     (acc.addr.reg < 0 && acc.addr.has_symbol ? c.symbol_value(acc.addr, 0) : 0);
+  if (acc.addr.reg >= 0) {
+    const u64* base = c.reg(acc.addr.reg);
+    for (unsigned l = 0; l < 32; ++l) a[l] = (base[l] + offset) & acc.mask;
+    address_bounds(c.mask, a, lo, hi);
+  } else {  // [var+imm], [imm]: one address for all lanes (ld.param)
+    lo = hi = offset & acc.mask;
+    for (unsigned l = 0; l < 32; ++l) a[l] = lo;
+  }
+}
+
+// When every active lane's `bytes` bytes lie in one block of the access's
+// space (one allocation, this CTA's shared memory, the kernel parameters),
+// the pointer for address `lo` and the space; lanes then need no lookup
+// each. Otherwise null: the lanes are resolved one by one (and a bad one faults).
+std::uint8_t* span(Ctx& c, const Access& acc, unsigned bytes, u64 lo, u64 hi, Space& space) {
+  if (hi + bytes < hi) return nullptr;
+  const u64 size = hi + bytes - lo;
   space = acc.space;
   switch (space) {
     case Space::Shared:
     case Space::SharedCta:
-      return hi + B <= c.s.shared.size() ? c.s.shared.data() + lo : nullptr;
+      return hi + bytes <= c.s.shared.size() ? c.s.shared.data() + lo : nullptr;
     case Space::None:
     case Space::Generic:
-      // All below the shared, local and cluster windows, or all above them.
-      if (hi + B > kSharedWindow && lo < kClusterWindow + 16 * kWindowSize) return nullptr;
+      // All in this CTA's shared memory window (what Access::resolve records as
+      // shared, at the generic address), or all below the shared, local and
+      // cluster windows, or all above them (global).
+      if (lo >= kSharedWindow && hi + bytes <= kSharedWindow + c.s.shared.size()) {
+        space = Space::Shared;
+        return c.s.shared.data() + (lo - kSharedWindow);
+      }
+      if (hi + bytes > kSharedWindow && lo < kClusterWindow + 16 * kWindowSize) return nullptr;
       space = Space::Global;
-      return c.s.memory->find(lo, bytes);
+      return c.s.memory->find(lo, size);
     case Space::Global:
     case Space::Const:
-      return c.s.memory->find(lo, bytes);
+      return c.s.memory->find(lo, size);
     case Space::Param:  // kernel parameters named by their symbol, read only
       if (acc.write || !acc.addr.has_symbol || acc.addr.symbol_kind != SymbolKind::KernelParam ||
-          hi + B > c.s.config->params.size())
+          hi + bytes > c.s.config->params.size())
         return nullptr;
       return const_cast<std::uint8_t*>(c.s.config->params.data()) + lo;
     default:
@@ -317,40 +358,49 @@ std::uint8_t* span(Ctx& c, const Access& acc, const LaneAddress& address, u64& l
   }
 }
 
-// Fills the step record for lanes that took the span path.
-template <unsigned B>
-void record_span(Ctx& c, const Access& acc, const LaneAddress& address, Space space) {
+// Counts and records what Access::resolve would for the lanes of a span.
+void record_span(Ctx& c, const Access& acc, const u64 (&a)[32], unsigned bytes, Space space) {
   if (space == Space::Global) {
-    c.s.stats.global_bytes += std::uint64_t{B} * static_cast<unsigned>(__builtin_popcount(c.mask));
+    c.s.stats.global_bytes += std::uint64_t{bytes} * lane_count(c.mask);
     c.s.global_writes += acc.write;
   }
   if (!c.record) return;
-  each_lane(c.mask, [&](unsigned l) { c.record->addresses[l] = address(l); });
+  each_lane(c.mask, [&](unsigned l) { c.record->addresses[l] = a[l]; });
   c.record->space = space;
-  c.record->access_bytes = B;
+  c.record->access_bytes = bytes;
+}
+
+// Applies f(lane) to the active lanes; a straight loop over a full warp.
+template <class F>
+inline void active_lanes(std::uint32_t mask, F&& f) {
+  if (mask == ~0u) {
+    for (unsigned l = 0; l < 32; ++l) f(l);
+  } else {
+    each_lane(mask, f);
+  }
+}
+
+template <unsigned B>
+u64 load_bytes(const std::uint8_t* p, unsigned width, bool sign) {
+  u64 v = 0;
+  std::memcpy(&v, p, B);
+  if (sign) v = static_cast<u64>(sign_extend(v, B * 8));
+  return truncate(v, width);
 }
 
 template <unsigned B>
 void load_lanes(Ctx& c, const Access& acc, u64* d, unsigned width, bool sign) {
-  const LaneAddress address(c, acc);
-  u64 lo;
+  u64 a[32], lo, hi;
+  lane_addresses(c, acc, a, lo, hi);
   Space space;
-  if (const std::uint8_t* base = span<B>(c, acc, address, lo, space)) {
-    record_span<B>(c, acc, address, space);  // before d, which may be the address register, changes
-    each_lane(c.mask, [&](unsigned l) {
-      u64 v = 0;
-      std::memcpy(&v, base + (address(l) - lo), B);
-      if (sign) v = static_cast<u64>(sign_extend(v, B * 8));
-      d[l] = truncate(v, width);
-    });
+  if (const std::uint8_t* base = span(c, acc, B, lo, hi, space)) {
+    record_span(c, acc, a, B, space);
+    active_lanes(c.mask,
+                 [&](unsigned l) { d[l] = load_bytes<B>(base + (a[l] - lo), width, sign); });
     return;
   }
   each_lane(c.mask, [&](unsigned l) {
-    const std::uint8_t* p = fast_resolve<B>(c, acc, l, address(l));
-    u64 v = 0;
-    std::memcpy(&v, p, B);
-    if (sign) v = static_cast<u64>(sign_extend(v, B * 8));
-    d[l] = truncate(v, width);
+    d[l] = load_bytes<B>(fast_resolve<B>(c, acc, l, a[l]), width, sign);
   });
 }
 
@@ -374,16 +424,16 @@ void load_scalar(Ctx& c, const Instruction& i, const Access& acc, u64* d, unsign
 
 template <unsigned B>
 void store_lanes(Ctx& c, const Access& acc, const u64* v) {
-  const LaneAddress address(c, acc);
-  u64 lo;
+  u64 a[32], lo, hi;
+  lane_addresses(c, acc, a, lo, hi);
   Space space;
-  if (std::uint8_t* base = span<B>(c, acc, address, lo, space)) {
-    record_span<B>(c, acc, address, space);
-    each_lane(c.mask, [&](unsigned l) { std::memcpy(base + (address(l) - lo), &v[l], B); });
+  if (std::uint8_t* base = span(c, acc, B, lo, hi, space)) {
+    record_span(c, acc, a, B, space);
+    active_lanes(c.mask, [&](unsigned l) { std::memcpy(base + (a[l] - lo), &v[l], B); });
     return;
   }
   each_lane(c.mask, [&](unsigned l) {
-    std::uint8_t* p = fast_resolve<B>(c, acc, l, address(l));
+    std::uint8_t* p = fast_resolve<B>(c, acc, l, a[l]);
     std::memcpy(p, &v[l], B);
   });
 }
@@ -403,6 +453,58 @@ void store_scalar(Ctx& c, const Instruction& i, const Access& acc, const u64* v)
       store_lanes<8>(c, acc, v);
       break;
   }
+}
+
+// ld/st of a vector {a, b, ...} (or a scalar wider than 8 bytes): when the
+// lanes' accesses lie in one block, one lookup for the instruction; null
+// otherwise (the caller resolves lane by lane).
+std::uint8_t* vector_span(Ctx& c, const Access& acc, unsigned bytes, u64 (&a)[32], u64& lo) {
+  u64 hi;
+  lane_addresses(c, acc, a, lo, hi);
+  Space space;
+  std::uint8_t* base = span(c, acc, bytes, lo, hi, space);
+  if (base) record_span(c, acc, a, bytes, space);
+  return base;
+}
+
+// cp.async with constant sizes whose lanes' destinations lie in this CTA's
+// shared memory and whose sources lie in one allocation: two lookups for the
+// instruction instead of two per lane, with what the lane-by-lane copy below
+// counts and records (each lane's last access: its source, or its
+// destination when it copies nothing). False when the form or the addresses
+// need the lane-by-lane copy.
+bool async_copy_spans(Ctx& c, const Instruction& i, const Access& dst, const Access& src) {
+  const Operand& size_op = i.ops[2];
+  const bool has_src_size = i.nops > 3;
+  if (size_op.kind != Operand::Kind::Imm || (has_src_size && i.ops[3].kind != Operand::Kind::Imm))
+    return false;
+  const unsigned n = static_cast<unsigned>(static_cast<u64>(size_op.imm));
+  const unsigned from =
+      has_src_size ? static_cast<unsigned>(std::min<u64>(static_cast<u64>(i.ops[3].imm), n)) : n;
+  if (n == 0 || n > 16) return false;
+  u64 da[32], sa[32], dlo, dhi, slo = 0, shi = 0;
+  lane_addresses(c, dst, da, dlo, dhi);
+  Space dspace, sspace = Space::Global;
+  std::uint8_t* dblock = span(c, dst, n, dlo, dhi, dspace);
+  if (!dblock) return false;
+  const std::uint8_t* sblock = nullptr;
+  if (from) {
+    lane_addresses(c, src, sa, slo, shi);
+    sblock = span(c, src, from, slo, shi, sspace);
+    if (!sblock) return false;
+    c.s.stats.global_bytes += std::uint64_t{from} * lane_count(c.mask);
+  }
+  each_lane(c.mask, [&](unsigned l) {
+    std::uint8_t* d = dblock + (da[l] - dlo);
+    if (from) std::memcpy(d, sblock + (sa[l] - slo), from);
+    std::memset(d + from, 0, n - from);
+  });
+  if (c.record) {
+    each_lane(c.mask, [&](unsigned l) { c.record->addresses[l] = from ? sa[l] : da[l]; });
+    c.record->space = from ? sspace : dspace;
+    c.record->access_bytes = from ? from : n;
+  }
+  return true;
 }
 
 }  // namespace
@@ -473,17 +575,21 @@ bool exec_memory(Ctx& c, const Instruction& i) {
         return true;
       }
       const unsigned n = d.kind == Operand::Kind::Vector ? static_cast<unsigned>(d.regs.size()) : 1;
+      // Each element's register row and width, found once for the instruction.
+      constexpr unsigned kMaxElements = 8;
+      if (n > kMaxElements)
+        c.fault(static_cast<unsigned>(__builtin_ctz(c.mask)), i, "vector too long");
+      u64* rows[kMaxElements] = {};
+      unsigned widths[kMaxElements] = {};
+      for (unsigned k = 0; k < n && d.kind == Operand::Kind::Vector; ++k)
+        if (d.regs[k] >= 0) rows[k] = c.reg(d.regs[k]), widths[k] = reg_bits(c, d.regs[k]);
+      u64 lanes[32], lo;
+      const std::uint8_t* block = vector_span(c, acc, eb * n, lanes, lo);
       each_lane(c.mask, [&](unsigned l) {
-        const u64 a = acc.address(l);
-        const std::uint8_t* p = acc.resolve(l, a, eb * n);
-        if (d.kind == Operand::Kind::Vector) {
-          for (unsigned k = 0; k < n; ++k)
-            if (d.regs[k] >= 0)
-              c.reg(d.regs[k])[l] =
-                  truncate(load_value(p + k * eb, i.type), reg_bits(c, d.regs[k]));
-        } else if (d.kind == Operand::Kind::Reg) {
-          c.reg(d.reg)[l] = truncate(load_value(p, i.type), reg_bits(c, d.reg));
-        }
+        const u64 a = lanes[l];
+        const std::uint8_t* p = block ? block + (a - lo) : acc.resolve(l, a, eb * n);
+        for (unsigned k = 0; k < n; ++k)
+          if (rows[k]) rows[k][l] = truncate(load_value(p + k * eb, i.type), widths[k]);
       });
       return true;
     }
@@ -498,9 +604,11 @@ bool exec_memory(Ctx& c, const Instruction& i) {
       }
       const unsigned n = v.kind == Operand::Kind::Vector ? static_cast<unsigned>(v.regs.size()) : 1;
       const u64* value = v.kind == Operand::Kind::Vector ? nullptr : c.src(v, scratch);
+      u64 lanes[32], lo;
+      std::uint8_t* block = vector_span(c, acc, eb * n, lanes, lo);
       each_lane(c.mask, [&](unsigned l) {
-        const u64 a = acc.address(l);
-        std::uint8_t* p = acc.resolve(l, a, eb * n);
+        const u64 a = lanes[l];
+        std::uint8_t* p = block ? block + (a - lo) : acc.resolve(l, a, eb * n);
         for (unsigned k = 0; k < n; ++k) {
           const u64 x = value ? value[l] : (v.regs[k] >= 0 ? c.reg(v.regs[k])[l] : 0);
           std::memcpy(p + k * eb, &x, eb > 8 ? 8 : eb);
@@ -540,6 +648,7 @@ bool exec_memory(Ctx& c, const Instruction& i) {
       }
       Access dst{c, i, i.ops[0], Space::Shared, true};
       Access src{c, i, i.ops[1], Space::Global, false};
+      if (async_copy_spans(c, i, dst, src)) return true;
       std::uint64_t ss[32], sz[32];
       const u64* size = c.src(i.ops[2], ss);
       const u64* src_size = i.nops > 3 && i.ops[3].kind != Operand::Kind::Reg ? c.src(i.ops[3], sz)
