@@ -63,6 +63,14 @@ void f32_op(Ctx& c, const Instruction& i, unsigned arity, F core) {
     map3(c, i, [&](u64 a, u64 b, u64 x) { return wrap(core(in(a), in(b), in(x))); });
 }
 
+// f32_op / f64_op with the instruction's rounding mode in force for all its
+// lanes (.ftz, .sat and the bit conversions around the core are exact, so
+// they do not care).
+template <class F>
+void f32_rounded(Ctx& c, const Instruction& i, unsigned arity, F core);
+template <class F>
+void f64_rounded(Ctx& c, const Instruction& i, unsigned arity, F core);
+
 template <class F>
 void f64_op(Ctx& c, const Instruction& i, unsigned arity, F core) {
   auto in = [](u64 b) { return bits_to_f64(b); };
@@ -72,6 +80,18 @@ void f64_op(Ctx& c, const Instruction& i, unsigned arity, F core) {
     map2(c, i, [&](u64 a, u64 b) { return f64_to_bits(core(in(a), in(b), 0.0)); });
   else
     map3(c, i, [&](u64 a, u64 b, u64 x) { return f64_to_bits(core(in(a), in(b), in(x))); });
+}
+
+template <class F>
+void f32_rounded(Ctx& c, const Instruction& i, unsigned arity, F core) {
+  const RoundingScope scope(i.round);
+  f32_op(c, i, arity, core);
+}
+
+template <class F>
+void f64_rounded(Ctx& c, const Instruction& i, unsigned arity, F core) {
+  const RoundingScope scope(i.round);
+  f64_op(c, i, arity, core);
 }
 
 // Half-precision (f16/bf16, scalar or packed pair): each half computed exactly
@@ -360,19 +380,15 @@ bool exec_float(Ctx& c, const Instruction& i) {
             return true;
           }
         }
-        f32_op(c, i, 2, [r](float a, float b, float) {
-          return with_rounding(r, [&] {
-            volatile float v = a + b;
-            return float{v};
-          });
+        f32_rounded(c, i, 2, [](float a, float b, float) {
+          volatile float v = a + b;
+          return float{v};
         });
         return true;
       case Opcode::sub:
-        f32_op(c, i, 2, [r](float a, float b, float) {
-          return with_rounding(r, [&] {
-            volatile float v = a - b;
-            return float{v};
-          });
+        f32_rounded(c, i, 2, [](float a, float b, float) {
+          volatile float v = a - b;
+          return float{v};
         });
         return true;
       case Opcode::mul:
@@ -380,11 +396,9 @@ bool exec_float(Ctx& c, const Instruction& i) {
           map2(c, i, [](u64 a, u64 b) { return f32_to_bits(bits_to_f32(a) * bits_to_f32(b)); });
           return true;
         }
-        f32_op(c, i, 2, [r](float a, float b, float) {
-          return with_rounding(r, [&] {
-            volatile float v = a * b;
-            return float{v};
-          });
+        f32_rounded(c, i, 2, [](float a, float b, float) {
+          volatile float v = a * b;
+          return float{v};
         });
         return true;
       case Opcode::fma:
@@ -395,35 +409,27 @@ bool exec_float(Ctx& c, const Instruction& i) {
           });
           return true;
         }
-        f32_op(c, i, 3, [r](float a, float b, float x) {
-          return with_rounding(r, [&] {
-            volatile float v = std::fma(a, b, x);
-            return float{v};
-          });
+        f32_rounded(c, i, 3, [](float a, float b, float x) {
+          volatile float v = std::fma(a, b, x);
+          return float{v};
         });
         return true;
       case Opcode::div:
-        f32_op(c, i, 2, [r](float a, float b, float) {
-          return with_rounding(r, [&] {
-            volatile float v = a / b;
-            return float{v};
-          });
+        f32_rounded(c, i, 2, [](float a, float b, float) {
+          volatile float v = a / b;
+          return float{v};
         });
         return true;
       case Opcode::rcp:
-        f32_op(c, i, 1, [r](float a, float, float) {
-          return with_rounding(r, [&] {
-            volatile float v = 1.0f / a;
-            return float{v};
-          });
+        f32_rounded(c, i, 1, [](float a, float, float) {
+          volatile float v = 1.0f / a;
+          return float{v};
         });
         return true;
       case Opcode::sqrt:
-        f32_op(c, i, 1, [r](float a, float, float) {
-          return with_rounding(r, [&] {
-            volatile float v = std::sqrt(a);
-            return float{v};
-          });
+        f32_rounded(c, i, 1, [](float a, float, float) {
+          volatile float v = std::sqrt(a);
+          return float{v};
         });
         return true;
       case Opcode::rsqrt:
@@ -473,60 +479,46 @@ bool exec_float(Ctx& c, const Instruction& i) {
   if (t == Type::F64) {
     switch (i.op) {
       case Opcode::add:
-        f64_op(c, i, 2, [r](double a, double b, double) {
-          return with_rounding(r, [&] {
-            volatile double v = a + b;
-            return double{v};
-          });
+        f64_rounded(c, i, 2, [](double a, double b, double) {
+          volatile double v = a + b;
+          return double{v};
         });
         return true;
       case Opcode::sub:
-        f64_op(c, i, 2, [r](double a, double b, double) {
-          return with_rounding(r, [&] {
-            volatile double v = a - b;
-            return double{v};
-          });
+        f64_rounded(c, i, 2, [](double a, double b, double) {
+          volatile double v = a - b;
+          return double{v};
         });
         return true;
       case Opcode::mul:
-        f64_op(c, i, 2, [r](double a, double b, double) {
-          return with_rounding(r, [&] {
-            volatile double v = a * b;
-            return double{v};
-          });
+        f64_rounded(c, i, 2, [](double a, double b, double) {
+          volatile double v = a * b;
+          return double{v};
         });
         return true;
       case Opcode::fma:
       case Opcode::mad:
-        f64_op(c, i, 3, [r](double a, double b, double x) {
-          return with_rounding(r, [&] {
-            volatile double v = std::fma(a, b, x);
-            return double{v};
-          });
+        f64_rounded(c, i, 3, [](double a, double b, double x) {
+          volatile double v = std::fma(a, b, x);
+          return double{v};
         });
         return true;
       case Opcode::div:
-        f64_op(c, i, 2, [r](double a, double b, double) {
-          return with_rounding(r, [&] {
-            volatile double v = a / b;
-            return double{v};
-          });
+        f64_rounded(c, i, 2, [](double a, double b, double) {
+          volatile double v = a / b;
+          return double{v};
         });
         return true;
       case Opcode::rcp:
-        f64_op(c, i, 1, [r](double a, double, double) {
-          return with_rounding(r, [&] {
-            volatile double v = 1.0 / a;
-            return double{v};
-          });
+        f64_rounded(c, i, 1, [](double a, double, double) {
+          volatile double v = 1.0 / a;
+          return double{v};
         });
         return true;
       case Opcode::sqrt:
-        f64_op(c, i, 1, [r](double a, double, double) {
-          return with_rounding(r, [&] {
-            volatile double v = std::sqrt(a);
-            return double{v};
-          });
+        f64_rounded(c, i, 1, [](double a, double, double) {
+          volatile double v = std::sqrt(a);
+          return double{v};
         });
         return true;
       case Opcode::rsqrt:

@@ -284,75 +284,94 @@ inline std::uint8_t* fast_resolve(Ctx& c, const Access& acc, unsigned lane, u64 
   return p;
 }
 
-// The lowest and highest address of the active lanes.
-void address_bounds(std::uint32_t mask, const u64 (&a)[32], u64& lo, u64& hi) {
-  if (mask == ~0u) {  // branch-free over a full warp, four independent chains
-    u64 l4[4] = {a[0], a[1], a[2], a[3]}, h4[4] = {a[0], a[1], a[2], a[3]};
-    for (unsigned l = 4; l < 32; l += 4)
-      for (unsigned k = 0; k < 4; ++k) {
-        l4[k] = a[l + k] < l4[k] ? a[l + k] : l4[k];
-        h4[k] = a[l + k] > h4[k] ? a[l + k] : h4[k];
-      }
-    lo = std::min(std::min(l4[0], l4[1]), std::min(l4[2], l4[3]));
-    hi = std::max(std::max(h4[0], h4[1]), std::max(h4[2], h4[3]));
-    return;
-  }
-  lo = ~u64{0};
-  hi = 0;
-  each_lane(mask, [&](unsigned l) {
-    lo = a[l] < lo ? a[l] : lo;
-    hi = a[l] > hi ? a[l] : hi;
-  });
-}
+// Every lane's address of an access (inactive lanes' too, harmlessly).
+struct Lanes {
+  u64 a[32];
+  bool uniform;  // no address register: every lane has a[0] (ld.param)
+};
 
-// Every lane's address (inactive lanes' too, harmlessly), with the operand's
-// register row and constant part found once per instruction, not per lane;
-// and the lowest and highest address of the active lanes.
-void lane_addresses(Ctx& c, const Access& acc, u64 (&a)[32], u64& lo, u64& hi) {
+// The operand's register row and constant part are found once per
+// instruction, not per lane.
+void lane_addresses(Ctx& c, const Access& acc, Lanes& lanes) {
   const u64 offset = static_cast<u64>(acc.addr.imm) +
                      (acc.addr.reg < 0 && acc.addr.has_symbol ? c.symbol_value(acc.addr, 0) : 0);
-  if (acc.addr.reg >= 0) {
-    const u64* base = c.reg(acc.addr.reg);
-    for (unsigned l = 0; l < 32; ++l) a[l] = (base[l] + offset) & acc.mask;
-    address_bounds(c.mask, a, lo, hi);
-  } else {  // [var+imm], [imm]: one address for all lanes (ld.param)
-    lo = hi = offset & acc.mask;
-    for (unsigned l = 0; l < 32; ++l) a[l] = lo;
+  lanes.uniform = acc.addr.reg < 0;
+  if (lanes.uniform) {
+    for (unsigned l = 0; l < 32; ++l) lanes.a[l] = offset & acc.mask;
+    return;
   }
+  const u64* base = c.reg(acc.addr.reg);
+  for (unsigned l = 0; l < 32; ++l) lanes.a[l] = (base[l] + offset) & acc.mask;
+}
+
+// Whether every active lane's address lies in [first, first + width]: one
+// independent comparison per lane.
+bool lanes_within(std::uint32_t mask, const Lanes& lanes, u64 first, u64 width) {
+  if (lanes.uniform) return lanes.a[0] - first <= width;
+  bool out = false;
+  if (mask == ~0u) {
+    for (unsigned l = 0; l < 32; ++l) out |= lanes.a[l] - first > width;
+  } else {
+    each_lane(mask, [&](unsigned l) { out |= lanes.a[l] - first > width; });
+  }
+  return !out;
+}
+
+// The allocation holding lane a0's bytes, when every active lane's bytes lie
+// in it too (and, for a generic access, it is clear of the shared, local and
+// cluster windows): its bytes, with its first address in `origin`.
+std::uint8_t* allocation_span(Ctx& c, const Lanes& lanes, u64 a0, unsigned bytes, bool generic,
+                              u64& origin) {
+  u64 base, end;
+  std::uint8_t* p = c.s.memory->find_block(a0, bytes, base, end);
+  if (!p) return nullptr;
+  if (generic && end > kSharedWindow && base < kClusterWindow + 16 * kWindowSize) return nullptr;
+  if (!lanes_within(c.mask, lanes, base, end - bytes - base)) return nullptr;
+  origin = base;
+  return p;
+}
+
+// Host bytes p for addresses [origin, origin + size) when every active lane's
+// bytes lie there, else null.
+std::uint8_t* region_span(Ctx& c, const Lanes& lanes, std::uint8_t* p, u64 origin, u64 size,
+                          unsigned bytes) {
+  return size >= bytes && lanes_within(c.mask, lanes, origin, size - bytes) ? p : nullptr;
 }
 
 // When every active lane's `bytes` bytes lie in one block of the access's
 // space (one allocation, this CTA's shared memory, the kernel parameters),
-// the pointer for address `lo` and the space; lanes then need no lookup
-// each. Otherwise null: the lanes are resolved one by one (and a bad one faults).
-std::uint8_t* span(Ctx& c, const Access& acc, unsigned bytes, u64 lo, u64 hi, Space& space) {
-  if (hi + bytes < hi) return nullptr;
-  const u64 size = hi + bytes - lo;
+// the block's bytes, with the address of its first byte in `origin`, and the
+// space: lanes then need no lookup each. Otherwise null: the lanes are
+// resolved one by one (and a bad one faults).
+std::uint8_t* span(Ctx& c, const Access& acc, unsigned bytes, const Lanes& lanes, u64& origin,
+                   Space& space) {
+  const u64 a0 = lanes.a[__builtin_ctz(c.mask)];
   space = acc.space;
+  origin = 0;
   switch (space) {
     case Space::Shared:
     case Space::SharedCta:
-      return hi + bytes <= c.s.shared.size() ? c.s.shared.data() + lo : nullptr;
+      return region_span(c, lanes, c.s.shared.data(), 0, c.s.shared.size(), bytes);
     case Space::None:
     case Space::Generic:
       // All in this CTA's shared memory window (what Access::resolve records as
-      // shared, at the generic address), or all below the shared, local and
-      // cluster windows, or all above them (global).
-      if (lo >= kSharedWindow && hi + bytes <= kSharedWindow + c.s.shared.size()) {
+      // shared, at the generic address), or all in one global allocation.
+      if (a0 >= kSharedWindow && a0 < kSharedWindow + kWindowSize) {
         space = Space::Shared;
-        return c.s.shared.data() + (lo - kSharedWindow);
+        origin = kSharedWindow;
+        return region_span(c, lanes, c.s.shared.data(), origin, c.s.shared.size(), bytes);
       }
-      if (hi + bytes > kSharedWindow && lo < kClusterWindow + 16 * kWindowSize) return nullptr;
+      if (a0 >= kSharedWindow && a0 < kClusterWindow + 16 * kWindowSize) return nullptr;
       space = Space::Global;
-      return c.s.memory->find(lo, size);
+      return allocation_span(c, lanes, a0, bytes, true, origin);
     case Space::Global:
     case Space::Const:
-      return c.s.memory->find(lo, size);
+      return allocation_span(c, lanes, a0, bytes, false, origin);
     case Space::Param:  // kernel parameters named by their symbol, read only
-      if (acc.write || !acc.addr.has_symbol || acc.addr.symbol_kind != SymbolKind::KernelParam ||
-          hi + bytes > c.s.config->params.size())
+      if (acc.write || !acc.addr.has_symbol || acc.addr.symbol_kind != SymbolKind::KernelParam)
         return nullptr;
-      return const_cast<std::uint8_t*>(c.s.config->params.data()) + lo;
+      return region_span(c, lanes, const_cast<std::uint8_t*>(c.s.config->params.data()), 0,
+                         c.s.config->params.size(), bytes);
     default:
       return nullptr;
   }
@@ -390,13 +409,15 @@ u64 load_bytes(const std::uint8_t* p, unsigned width, bool sign) {
 
 template <unsigned B>
 void load_lanes(Ctx& c, const Access& acc, u64* d, unsigned width, bool sign) {
-  u64 a[32], lo, hi;
-  lane_addresses(c, acc, a, lo, hi);
+  Lanes lanes;
+  lane_addresses(c, acc, lanes);
+  const u64(&a)[32] = lanes.a;
+  u64 origin;
   Space space;
-  if (const std::uint8_t* base = span(c, acc, B, lo, hi, space)) {
+  if (const std::uint8_t* base = span(c, acc, B, lanes, origin, space)) {
     record_span(c, acc, a, B, space);
     active_lanes(c.mask,
-                 [&](unsigned l) { d[l] = load_bytes<B>(base + (a[l] - lo), width, sign); });
+                 [&](unsigned l) { d[l] = load_bytes<B>(base + (a[l] - origin), width, sign); });
     return;
   }
   each_lane(c.mask, [&](unsigned l) {
@@ -424,12 +445,14 @@ void load_scalar(Ctx& c, const Instruction& i, const Access& acc, u64* d, unsign
 
 template <unsigned B>
 void store_lanes(Ctx& c, const Access& acc, const u64* v) {
-  u64 a[32], lo, hi;
-  lane_addresses(c, acc, a, lo, hi);
+  Lanes lanes;
+  lane_addresses(c, acc, lanes);
+  const u64(&a)[32] = lanes.a;
+  u64 origin;
   Space space;
-  if (std::uint8_t* base = span(c, acc, B, lo, hi, space)) {
+  if (std::uint8_t* base = span(c, acc, B, lanes, origin, space)) {
     record_span(c, acc, a, B, space);
-    active_lanes(c.mask, [&](unsigned l) { std::memcpy(base + (a[l] - lo), &v[l], B); });
+    active_lanes(c.mask, [&](unsigned l) { std::memcpy(base + (a[l] - origin), &v[l], B); });
     return;
   }
   each_lane(c.mask, [&](unsigned l) {
@@ -458,12 +481,11 @@ void store_scalar(Ctx& c, const Instruction& i, const Access& acc, const u64* v)
 // ld/st of a vector {a, b, ...} (or a scalar wider than 8 bytes): when the
 // lanes' accesses lie in one block, one lookup for the instruction; null
 // otherwise (the caller resolves lane by lane).
-std::uint8_t* vector_span(Ctx& c, const Access& acc, unsigned bytes, u64 (&a)[32], u64& lo) {
-  u64 hi;
-  lane_addresses(c, acc, a, lo, hi);
+std::uint8_t* vector_span(Ctx& c, const Access& acc, unsigned bytes, Lanes& lanes, u64& origin) {
+  lane_addresses(c, acc, lanes);
   Space space;
-  std::uint8_t* base = span(c, acc, bytes, lo, hi, space);
-  if (base) record_span(c, acc, a, bytes, space);
+  std::uint8_t* base = span(c, acc, bytes, lanes, origin, space);
+  if (base) record_span(c, acc, lanes.a, bytes, space);
   return base;
 }
 
@@ -482,15 +504,18 @@ bool async_copy_spans(Ctx& c, const Instruction& i, const Access& dst, const Acc
   const unsigned from =
       has_src_size ? static_cast<unsigned>(std::min<u64>(static_cast<u64>(i.ops[3].imm), n)) : n;
   if (n == 0 || n > 16) return false;
-  u64 da[32], sa[32], dlo, dhi, slo = 0, shi = 0;
-  lane_addresses(c, dst, da, dlo, dhi);
+  Lanes dl, sl;
+  u64 dlo, slo = 0;
+  lane_addresses(c, dst, dl);
+  const u64(&da)[32] = dl.a;
+  const u64(&sa)[32] = sl.a;
   Space dspace, sspace = Space::Global;
-  std::uint8_t* dblock = span(c, dst, n, dlo, dhi, dspace);
+  std::uint8_t* dblock = span(c, dst, n, dl, dlo, dspace);
   if (!dblock) return false;
   const std::uint8_t* sblock = nullptr;
   if (from) {
-    lane_addresses(c, src, sa, slo, shi);
-    sblock = span(c, src, from, slo, shi, sspace);
+    lane_addresses(c, src, sl);
+    sblock = span(c, src, from, sl, slo, sspace);
     if (!sblock) return false;
     c.s.stats.global_bytes += std::uint64_t{from} * lane_count(c.mask);
   }
@@ -583,11 +608,12 @@ bool exec_memory(Ctx& c, const Instruction& i) {
       unsigned widths[kMaxElements] = {};
       for (unsigned k = 0; k < n && d.kind == Operand::Kind::Vector; ++k)
         if (d.regs[k] >= 0) rows[k] = c.reg(d.regs[k]), widths[k] = reg_bits(c, d.regs[k]);
-      u64 lanes[32], lo;
-      const std::uint8_t* block = vector_span(c, acc, eb * n, lanes, lo);
+      Lanes lanes;
+      u64 origin;
+      const std::uint8_t* block = vector_span(c, acc, eb * n, lanes, origin);
       each_lane(c.mask, [&](unsigned l) {
-        const u64 a = lanes[l];
-        const std::uint8_t* p = block ? block + (a - lo) : acc.resolve(l, a, eb * n);
+        const u64 a = lanes.a[l];
+        const std::uint8_t* p = block ? block + (a - origin) : acc.resolve(l, a, eb * n);
         for (unsigned k = 0; k < n; ++k)
           if (rows[k]) rows[k][l] = truncate(load_value(p + k * eb, i.type), widths[k]);
       });
@@ -604,11 +630,12 @@ bool exec_memory(Ctx& c, const Instruction& i) {
       }
       const unsigned n = v.kind == Operand::Kind::Vector ? static_cast<unsigned>(v.regs.size()) : 1;
       const u64* value = v.kind == Operand::Kind::Vector ? nullptr : c.src(v, scratch);
-      u64 lanes[32], lo;
-      std::uint8_t* block = vector_span(c, acc, eb * n, lanes, lo);
+      Lanes lanes;
+      u64 origin;
+      std::uint8_t* block = vector_span(c, acc, eb * n, lanes, origin);
       each_lane(c.mask, [&](unsigned l) {
-        const u64 a = lanes[l];
-        std::uint8_t* p = block ? block + (a - lo) : acc.resolve(l, a, eb * n);
+        const u64 a = lanes.a[l];
+        std::uint8_t* p = block ? block + (a - origin) : acc.resolve(l, a, eb * n);
         for (unsigned k = 0; k < n; ++k) {
           const u64 x = value ? value[l] : (v.regs[k] >= 0 ? c.reg(v.regs[k])[l] : 0);
           std::memcpy(p + k * eb, &x, eb > 8 ? 8 : eb);
