@@ -175,7 +175,6 @@ int main() {
   CHECK(attribute(cudaDevAttrSingleToDoublePrecisionPerfRatio) == 2);
   // Features the simulator does not provide answer 0.
   CHECK(attribute(cudaDevAttrComputePreemptionSupported) == 0);
-  CHECK(attribute(cudaDevAttrMaxTextureCubemapWidth) == 0);
   CHECK(attribute(cudaDevAttrGPUDirectRDMASupported) == 0);
   // Virtual memory management, POSIX descriptors and IPC events work within the process.
   // (the runtime names no attribute for the first two; the driver numbers them)
@@ -186,6 +185,9 @@ int main() {
   CHECK(attribute(cudaDevAttrIpcEventSupport) == 1);
   CHECK(attribute(cudaDevAttrMemoryPoolSupportedHandleTypes) ==
         cudaMemHandleTypePosixFileDescriptor);
+  // Cube maps: the programming guide's limits for compute capability 5.0 and later.
+  CHECK(attribute(cudaDevAttrMaxTextureCubemapWidth) == 32768);
+  CHECK(attribute(cudaDevAttrMaxTextureCubemapLayeredLayers) == 2046);
 
   // Every number 1..147 is answered, by the runtime and the driver alike.
   CHECK(cuInit(0) == CUDA_SUCCESS);

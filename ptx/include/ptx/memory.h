@@ -108,6 +108,15 @@ class DeviceMemory {
       return hit_data_ + (addr - hit_base_);
     return find_slow(addr, bytes);
   }
+  // find(), and the allocation holding the bytes: [base, end), whose first
+  // byte the result points to.
+  std::uint8_t* find_block(std::uint64_t addr, std::uint64_t bytes, std::uint64_t& base,
+                           std::uint64_t& end) {
+    if (!find(addr, bytes)) return nullptr;
+    base = hit_base_;
+    end = hit_end_;
+    return hit_data_;
+  }
   // The bytes [addr, addr+bytes) when they lie in one mapped page range (what
   // the hardware lets a kernel reach), else nullptr. Never for host copies.
   std::uint8_t* find_mapped(std::uint64_t addr, std::uint64_t bytes);

@@ -321,6 +321,11 @@ cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* d
   const int bits = desc->x + desc->y + desc->z + desc->w;
   if (bits == 0 || bits % 8 != 0) return rt.record(cudaErrorInvalidChannelDescriptor);
   if ((flags & cudaArrayLayered) && extent.depth == 0) return rt.record(cudaErrorInvalidValue);
+  // A cube map has six square faces; a layered one six per cube map.
+  if ((flags & cudaArrayCubemap) &&
+      (extent.width != extent.height || extent.depth == 0 ||
+       ((flags & cudaArrayLayered) ? extent.depth % 6 != 0 : extent.depth != 6)))
+    return rt.record(cudaErrorInvalidValue);
   *array = reinterpret_cast<cudaArray_t>(
       rt.make_array(*desc, extent.width, extent.height, extent.depth, flags));
   return cudaSuccess;

@@ -262,7 +262,7 @@ void Runtime::fill_properties(cudaDeviceProp& p, int device) const {
   p.integrated = 0;
   p.canMapHostMemory = 1;
   // Texture and surface limits of the programming guide's table for compute
-  // capability 5.0 and later. Mipmaps and cube maps are not implemented: 0.
+  // capability 5.0 and later. Mipmaps are not implemented: 0.
   p.maxTexture1D = 131072;
   p.maxTexture1DMipmap = 0;
   p.maxTexture2D[0] = 131072;
@@ -275,12 +275,13 @@ void Runtime::fill_properties(cudaDeviceProp& p, int device) const {
   p.maxTexture3D[0] = p.maxTexture3D[1] = p.maxTexture3D[2] = 16384;
   p.maxTexture3DAlt[0] = p.maxTexture3DAlt[1] = 8192;
   p.maxTexture3DAlt[2] = 32768;
-  p.maxTextureCubemap = 0;
+  p.maxTextureCubemap = 32768;
   p.maxTexture1DLayered[0] = 32768;
   p.maxTexture1DLayered[1] = 2048;
   p.maxTexture2DLayered[0] = p.maxTexture2DLayered[1] = 32768;
   p.maxTexture2DLayered[2] = 2048;
-  p.maxTextureCubemapLayered[0] = p.maxTextureCubemapLayered[1] = 0;
+  p.maxTextureCubemapLayered[0] = 32768;
+  p.maxTextureCubemapLayered[1] = 2046;  // 341 cube maps of 6 faces
   p.maxSurface1D = 32768;
   p.maxSurface2D[0] = 131072;
   p.maxSurface2D[1] = 65536;
@@ -289,8 +290,9 @@ void Runtime::fill_properties(cudaDeviceProp& p, int device) const {
   p.maxSurface1DLayered[1] = 2048;
   p.maxSurface2DLayered[0] = p.maxSurface2DLayered[1] = 32768;
   p.maxSurface2DLayered[2] = 2048;
-  p.maxSurfaceCubemap = 0;
-  p.maxSurfaceCubemapLayered[0] = p.maxSurfaceCubemapLayered[1] = 0;
+  p.maxSurfaceCubemap = 32768;
+  p.maxSurfaceCubemapLayered[0] = 32768;
+  p.maxSurfaceCubemapLayered[1] = 2046;
   p.surfaceAlignment = 512;
   p.concurrentKernels = 1;
   p.ECCEnabled = 0;  // simulated memory has no errors to correct
