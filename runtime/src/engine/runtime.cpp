@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/kernel/errors.h"
+#include "engine/graph_capture.h"
 #include "gpu/perf_json.h"
 #include "gpu/perf_report.h"
 #include "run/program_settings.h"
@@ -307,6 +308,8 @@ cudaError_t Runtime::synchronize_device() {
 }
 
 void Runtime::record_event(Event& e, Stream& s) {
+  if (s.capturing()) return capture_event_record(e, s);
+  e.captured_in.reset();
   auto marker = std::make_shared<Command>();
   marker->name = "event";
   e.marker = marker;

@@ -30,6 +30,7 @@ struct Allocation {
   std::uint64_t base = 0, bytes = 0;
   int device = 0;
   MemoryKind kind = MemoryKind::Device;
+  bool graph = false;  // reserved by a graph's memory allocation node (engine/graph_memory.h)
 };
 
 // A CUDA array: texels in one device allocation, rows packed.
@@ -75,6 +76,9 @@ struct Event {
   unsigned flags = 0;
   CommandPtr marker;
   int device = 0;
+  // Recorded in a capturing stream: the capture and the nodes the record followed.
+  std::weak_ptr<CaptureSession> captured_in;
+  std::vector<GraphNode*> captured_after;
 };
 
 struct DeviceState {
@@ -177,6 +181,25 @@ class Runtime {
   cudaError_t memset(void* dst, std::size_t pitch, int value, std::size_t width, std::size_t height,
                      unsigned element_bytes, cudaStream_t stream, bool synchronous);
   cudaError_t free_async(void* ptr, cudaStream_t stream);
+  // Graph memory (engine/graph_memory.cpp): device memory a graph's allocation
+  // node reserves for the graph's lifetime, released without waiting.
+  cudaError_t reserve_graph_memory(void** ptr, std::size_t bytes, int device);
+  void release_graph_memory(std::uint64_t base);
+
+  // ---- commands: what a stream or a graph launch issues ----
+  // Each check returns the error the call returns; the command builders
+  // assume a check passed. The commands carry their NodeSpec for capture.
+  cudaError_t check_copy(const Copy& c);
+  CommandPtr copy_command(const Copy& c);
+  cudaError_t check_memset(void* dst, std::size_t pitch, std::size_t width, std::size_t height,
+                           unsigned element_bytes);
+  CommandPtr memset_command(void* dst, std::size_t pitch, int value, std::size_t width,
+                            std::size_t height, unsigned element_bytes);
+  // Checks a launch on `device` and trims the packed parameters to the kernel's.
+  cudaError_t check_launch(Kernel& k, const LaunchRequest& r, std::vector<std::uint8_t>& params,
+                           int device);
+  CommandPtr kernel_command(Kernel& k, const LaunchRequest& r, std::vector<std::uint8_t> params,
+                            int device);
 
   // ---- modules and kernels ----
   Module* load_ptx_module(const std::string& ptx, const std::string& origin);
