@@ -1,8 +1,10 @@
 // Stream capture across streams: events fork the capture into other streams
 // and join them back, so the graph has the streams' DAG; capture info and
 // dependency updates; capture into an existing graph; an unjoined fork; an
-// unsafe call (cudaMalloc) under the capture modes.
+// unsafe call (cudaMalloc) under the capture modes, from the capturing thread
+// and from another.
 #include <cstdio>
+#include <thread>
 #include <vector>
 
 #include "check.h"
@@ -169,6 +171,24 @@ int main() {
   CHECK(cudaStreamSynchronize(s0) == cudaErrorStreamCaptureUnsupported);
   CHECK(cudaStreamEndCapture(s0, &graph) == cudaErrorStreamCaptureInvalidated);
   cudaGetLastError();
+  // Another thread's unsafe call: refused while a global-mode capture runs
+  // (and the capture is invalidated), allowed beside a thread-local one.
+  cudaError_t from_other = cudaSuccess;
+  void* other_ptr = nullptr;
+  auto allocate_elsewhere = [&] { from_other = cudaMalloc(&other_ptr, 256); };
+  CUDA_OK(cudaStreamBeginCapture(s0, cudaStreamCaptureModeGlobal));
+  set_all<<<blocks, threads, 0, s0>>>(a, 1.0f, n);
+  std::thread(allocate_elsewhere).join();
+  CHECK(from_other == cudaErrorStreamCaptureUnsupported);
+  CHECK(cudaStreamEndCapture(s0, &graph) == cudaErrorStreamCaptureInvalidated);
+  cudaGetLastError();
+  CUDA_OK(cudaStreamBeginCapture(s0, cudaStreamCaptureModeThreadLocal));
+  set_all<<<blocks, threads, 0, s0>>>(a, 1.0f, n);
+  std::thread(allocate_elsewhere).join();
+  CHECK(from_other == cudaSuccess && other_ptr != nullptr);
+  CUDA_OK(cudaStreamEndCapture(s0, &graph));
+  CUDA_OK(cudaGraphDestroy(graph));
+  CUDA_OK(cudaFree(other_ptr));
   // A relaxed capture lets the capturing thread allocate.
   CUDA_OK(cudaStreamBeginCapture(s0, cudaStreamCaptureModeRelaxed));
   set_all<<<blocks, threads, 0, s0>>>(a, 1.0f, n);
