@@ -11,7 +11,7 @@ GraphNode* GraphExec::node(const GraphNode* source) const {
 }
 
 Graph& GraphExec::writable() {
-  if (graph.use_count() > 1) {
+  if (conditional && graph.use_count() > 1) {
     std::shared_ptr<Graph> copy = clone_graph(*graph);
     for (auto& [source, node] : node_of) node = copy->cloned_from.at(node);
     copy->cloned_from.clear();
@@ -91,6 +91,7 @@ cudaError_t instantiate(Runtime&, Graph& g, unsigned long long flags, GraphExec*
   exec->node_of = std::move(exec->graph->cloned_from);
   exec->graph->cloned_from.clear();
   exec->flags = flags;
+  exec->conditional = contains(g, NodeType::Conditional);
   *out = GraphExecs::get().add(std::move(exec));
   *result = 0;
   return cudaSuccess;
@@ -172,9 +173,10 @@ cudaError_t update_exec(GraphExec& exec, Graph& g, cudaGraphExecUpdateResultInfo
     }
     return cudaErrorGraphExecUpdateFailure;
   }
-  // Pair again on the unshared copy, whose nodes the parameters go to.
-  if (exec.graph.use_count() > 1) {
-    exec.writable();
+  // Pair again on the copy, if one was made, whose nodes the parameters go to.
+  const Graph* before = exec.graph.get();
+  exec.writable();
+  if (exec.graph.get() != before) {
     pairs.clear();
     pair_nodes(*exec.graph, g, &pairs, &m);
   }

@@ -17,9 +17,12 @@
 namespace cnuas::cuda {
 
 struct GraphExec {
-  // A copy of the source graph, shared with the launches still running; a
-  // change made while one is running copies it first.
+  // A copy of the source graph, shared with the launches still running.
+  // Their commands took their parameters when issued, except the bodies of
+  // conditional nodes, issued as they run: with conditional nodes, a change
+  // made while a launch runs copies the graph first.
   std::shared_ptr<Graph> graph;
+  bool conditional = false;
   // The executable graph's node for each node of the source graph (and of
   // graphs it was updated from), at any depth.
   std::map<const GraphNode*, GraphNode*> node_of;

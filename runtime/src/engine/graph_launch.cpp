@@ -1,5 +1,6 @@
 // cudaGraphLaunch: an executable graph's nodes issued onto the timeline as
 // commands ordered by the graph's edges only.
+#include <algorithm>
 #include <iostream>
 
 #include "engine/graph_exec.h"
@@ -160,11 +161,15 @@ std::vector<CommandPtr> issue_graph(const LaunchPtr& l, const Graph& g,
   return order.empty() ? after : sinks;
 }
 
+// The conditions to reset (those of the conditional nodes: an update may
+// have given a node another graph's handle) and the graph's allocations.
 void collect(const Graph& g, std::vector<std::shared_ptr<ConditionHandle>>* defaults,
              std::vector<std::uint64_t>* allocations) {
-  for (const auto& h : g.handles)
-    if (h->assign_default) defaults->push_back(h);
   for (const auto& n : g.nodes) {
+    const std::shared_ptr<ConditionHandle>& h = n->spec.condition;
+    if (n->spec.type == NodeType::Conditional && h->assign_default &&
+        std::find(defaults->begin(), defaults->end(), h) == defaults->end())
+      defaults->push_back(h);
     if (n->spec.type == NodeType::MemAlloc) allocations->push_back(n->spec.allocation->base);
     for (const auto& child : n->children) collect(*child, defaults, allocations);
   }
