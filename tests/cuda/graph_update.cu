@@ -50,6 +50,19 @@ int main() {
   cp.func = reinterpret_cast<void*>(add_constant);
   cp.kernelParams = cargs;
   CUDA_OK(cudaGraphAddKernelNode(&constant, graph, &scaled, 1, &cp));
+  // Launch attributes: the first kernel runs cooperatively (same results); a
+  // cluster of 3 does not divide its grid of 8 CTAs.
+  cudaKernelNodeAttrValue attr = {};
+  attr.cooperative = 1;
+  CUDA_OK(cudaGraphKernelNodeSetAttribute(scaled, cudaKernelNodeAttributeCooperative, &attr));
+  cudaKernelNodeAttrValue back = {};
+  CUDA_OK(cudaGraphKernelNodeGetAttribute(scaled, cudaKernelNodeAttributeCooperative, &back));
+  CHECK(back.cooperative == 1);
+  attr.clusterDim.x = 3;
+  attr.clusterDim.y = attr.clusterDim.z = 1;
+  CHECK(cudaGraphKernelNodeSetAttribute(scaled, cudaKernelNodeAttributeClusterDimension, &attr) ==
+        cudaErrorInvalidClusterSize);
+  cudaGetLastError();
   cudaGraphExec_t exec;
   CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
 

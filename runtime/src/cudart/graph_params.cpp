@@ -83,6 +83,9 @@ void kernel_params_of(Runtime& rt, GraphNode& n, cudaKernelNodeParams* p) {
 cudaError_t set_spec(GraphNode& n, NodeSpec spec) {
   if (spec.type != n.spec.type) return cudaErrorInvalidValue;
   spec.device = n.spec.device;
+  // A kernel node's launch attributes are not parameters: they stay.
+  spec.launch.cooperative = n.spec.launch.cooperative;
+  spec.launch.cluster = n.spec.launch.cluster;
   n.spec = std::move(spec);
   return cudaSuccess;
 }

@@ -31,7 +31,8 @@ cudaError_t symbol_copy_spec(Runtime& rt, void* dst, const void* src, const void
 // form (cudaGraphNodeSetParams); other types are not changed this way.
 cudaError_t spec_from_node_params(Runtime& rt, const cudaGraphNodeParams* p, NodeSpec* out);
 void kernel_params_of(Runtime& rt, GraphNode& n, cudaKernelNodeParams* p);
-// Replaces a node's parameters with a spec of the same type; keeps its device.
+// Replaces a node's parameters with a spec of the same type; keeps its
+// device and launch attributes.
 cudaError_t set_spec(GraphNode& n, NodeSpec spec);
 
 }  // namespace cnuas::cuda

@@ -427,6 +427,60 @@ cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cudaKernelN
   return rt.record(set_spec(*n, std::move(spec)));
 }
 
+// Launch attributes of a kernel node (cudaLaunchAttributeValue, 64 bytes):
+// cooperative and cluster dimensions take effect; an L2 access policy window
+// (1) and a priority (8) are accepted and read back as zero, as the simulated
+// platform has neither persisting L2 lines nor kernel priorities.
+cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node, int attr, void* value) {
+  CUDART_ENTER_STICKY();
+  GraphNode* n = typed(rt, node, NodeType::Kernel);
+  if (!n || !value) return rt.record(cudaErrorInvalidValue);
+  unsigned v[16] = {};
+  const LaunchRequest& l = n->spec.launch;
+  if (attr == 2) {
+    v[0] = l.cooperative ? 1 : 0;
+  } else if (attr == 4) {
+    v[0] = l.cluster.x, v[1] = l.cluster.y, v[2] = l.cluster.z;
+  } else if (attr != 1 && attr != 8) {
+    return rt.unsupported("cudaGraphKernelNodeGetAttribute with this attribute");
+  }
+  std::memcpy(value, v, sizeof v);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node, int attr, const void* value) {
+  CUDART_ENTER_STICKY();
+  GraphNode* n = typed(rt, node, NodeType::Kernel);
+  if (!n || !value) return rt.record(cudaErrorInvalidValue);
+  unsigned v[3];
+  std::memcpy(v, value, sizeof v);
+  LaunchRequest l = n->spec.launch;
+  if (attr == 2) {
+    l.cooperative = v[0] != 0;
+  } else if (attr == 4) {
+    l.cluster = {v[0], v[1], v[2]};
+    if (!v[0] || !v[1] || !v[2] || l.grid.x % v[0] || l.grid.y % v[1] || l.grid.z % v[2] ||
+        v[0] * v[1] * v[2] > 16)
+      return rt.record(cudaErrorInvalidClusterSize);
+  } else if (attr != 1 && attr != 8) {
+    return rt.unsupported("cudaGraphKernelNodeSetAttribute with this attribute");
+  }
+  std::vector<std::uint8_t> params = n->spec.params;
+  if (const cudaError_t e = rt.check_launch(*n->spec.kernel, l, params, n->spec.device)) return e;
+  n->spec.launch = l;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t dst, cudaGraphNode_t src) {
+  CUDART_ENTER_STICKY();
+  GraphNode* to = typed(rt, dst, NodeType::Kernel);
+  GraphNode* from = typed(rt, src, NodeType::Kernel);
+  if (!to || !from) return cudaErrorInvalidValue;
+  to->spec.launch.cooperative = from->spec.launch.cooperative;
+  to->spec.launch.cluster = from->spec.launch.cluster;
+  return cudaSuccess;
+}
+
 cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, cudaMemcpy3DParms* p) {
   CUDART_ENTER_STICKY();
   GraphNode* n = typed(rt, node, NodeType::Memcpy);

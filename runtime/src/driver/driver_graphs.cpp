@@ -150,6 +150,8 @@ CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode node, const CUDA_KERNEL_NODE_
   NodeSpec spec;
   if (!n || n->spec.type != NodeType::Kernel) return kInvalidValue;
   if (const cudaError_t e = kernel_spec_of(rt, p, &spec)) return driver_code(e);
+  spec.launch.cooperative = n->spec.launch.cooperative;
+  spec.launch.cluster = n->spec.launch.cluster;
   n->spec = std::move(spec);
   return kSuccess;
 }
@@ -495,7 +497,10 @@ CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec exec, CUgraphNode node,
   if (!n || n->spec.type != NodeType::Kernel) return kInvalidValue;
   if (const cudaError_t err = kernel_spec_of(rt, p, &spec)) return driver_code(err);
   e->writable();
-  e->node(source)->spec = std::move(spec);
+  n = e->node(source);
+  spec.launch.cooperative = n->spec.launch.cooperative;
+  spec.launch.cluster = n->spec.launch.cluster;
+  n->spec = std::move(spec);
   return kSuccess;
 }
 
