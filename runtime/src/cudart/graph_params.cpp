@@ -2,6 +2,15 @@
 
 namespace cnuas::cuda {
 
+GraphNode* typed_node(Runtime& rt, cudaGraphNode_t node, NodeType type) {
+  GraphNode* n = node_handle(node);
+  if (!n || n->spec.type != type) {
+    rt.record(cudaErrorInvalidValue);
+    return nullptr;
+  }
+  return n;
+}
+
 cudaError_t kernel_node_spec(Runtime& rt, const cudaKernelNodeParams* p, NodeSpec* out) {
   if (!p) return cudaErrorInvalidValue;
   Kernel* k = nullptr;

@@ -20,6 +20,9 @@ inline GraphExec* exec_handle(cudaGraphExec_t e) {
   return GraphExecs::get().exists(e) ? reinterpret_cast<GraphExec*>(e) : nullptr;
 }
 
+// A node of the given type, or null (with cudaErrorInvalidValue recorded).
+GraphNode* typed_node(Runtime& rt, cudaGraphNode_t node, NodeType type);
+
 cudaError_t kernel_node_spec(Runtime& rt, const cudaKernelNodeParams* p, NodeSpec* out);
 cudaError_t memset_node_spec(Runtime& rt, const cudaMemsetParams* p, NodeSpec* out);
 cudaError_t host_node_spec(const cudaHostNodeParams* p, NodeSpec* out);

@@ -5,6 +5,7 @@
 // (engine/graph_capture.h), instantiated and launched by engine/graph_exec.h.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -201,6 +202,20 @@ cudaError_t memset_spec(Runtime& rt, const MemsetSpec& m, NodeSpec* out);
 void** kernel_arg_pointers(Runtime& rt, GraphNode& node);
 // cudaMemcpy3DParms of a copy node (the form given, or that of its one row).
 cudaMemcpy3DParms copy_params_of(const NodeSpec& s);
+
+// Fills a node list the way CUDA's queries do: up to *count entries, the rest
+// of the caller's array NULL, and *count the number written (or available,
+// without an array).
+template <typename T>
+void fill(const std::vector<T>& all, T* out, std::size_t* count) {
+  if (!out) {
+    *count = all.size();
+    return;
+  }
+  const std::size_t n = std::min(*count, all.size());
+  for (std::size_t i = 0; i < *count; ++i) out[i] = i < n ? all[i] : T{};
+  *count = n;
+}
 
 // Writes the graph in Graphviz DOT; false when the file cannot be written.
 bool write_dot(const Graph& g, const std::string& path, unsigned flags);

@@ -48,7 +48,8 @@ bool joined(const CaptureSession& c) {
   while (!stack.empty()) {
     const GraphNode* n = stack.back();
     stack.pop_back();
-    if (!reach.insert(n).second) continue;
+    // A node the program destroyed during the capture joins nothing.
+    if (!GraphRegistry::get().is_node(n) || !reach.insert(n).second) continue;
     stack.insert(stack.end(), n->deps.begin(), n->deps.end());
   }
   for (const Stream* s : c.streams)
