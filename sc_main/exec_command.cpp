@@ -116,6 +116,13 @@ int exec_command(const std::vector<std::string>& args) {
   }
   const char* old = std::getenv("LD_LIBRARY_PATH");
   set("LD_LIBRARY_PATH", library_dir() + (old && *old ? std::string(":") + old : ""));
+  // The NVRTC hook keeps the PTX of the cubins the program's NVRTC compiles;
+  // after what is preloaded already (a sanitizer runtime must come first).
+  const std::string hook = library_dir() + "/libcnuas_nvrtc.so";
+  if (std::filesystem::exists(hook)) {
+    const char* preload = std::getenv("LD_PRELOAD");
+    set("LD_PRELOAD", (preload && *preload ? std::string(preload) + ":" : "") + hook);
+  }
   std::vector<char*> argv;
   for (auto it = dash + 1; it != args.end(); ++it) argv.push_back(const_cast<char*>(it->c_str()));
   argv.push_back(nullptr);

@@ -4,6 +4,8 @@
 #include <iostream>
 #include <string>
 
+#include "device_runtime.h"
+
 namespace cnuas::ptx {
 namespace {
 
@@ -184,6 +186,7 @@ void call_builtin(Ctx& c, const Instruction& call, const Function& callee, std::
     });
     return;
   }
+  if (call_device_runtime(c, call, callee)) return;
   c.fault(static_cast<unsigned>(__builtin_ctz(c.mask)), call,
           "calls '" + callee.name + "', which has no body in this module");
 }

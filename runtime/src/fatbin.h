@@ -23,6 +23,9 @@ struct FatbinError : std::runtime_error {
 
 constexpr std::uint32_t kFatbinMagic = 0xBA55ED50u;
 constexpr std::uint32_t kFatbinWrapperMagic = 0x466243B1u;
+// A wrapper of this version points at its translation units' fat binaries
+// (relocatable device code, linked by nvlink).
+constexpr int kFatbinWrapperLinkVersion = 2;
 
 // Parses the container at `data` and, when `follow` is set, the containers that
 // follow it back to back within `limit` bytes (a whole .nv_fatbin section).

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ptx/device_runtime.h"
 #include "ptx/errors.h"
 #include "ptx/ir.h"
 #include "ptx/memory.h"
@@ -94,6 +95,9 @@ struct LaunchConfig {
   // %envreg0..31, what the driver passes a kernel: a cooperative launch's grid
   // barrier workspace address is in %envreg1 (high half) and %envreg2 (low half).
   std::array<std::uint32_t, 32> envreg{};
+  // Where the device runtime's launches from this grid go (dynamic
+  // parallelism); null: a kernel's device-side launch fails.
+  DeviceLaunches* device_launches = nullptr;
 };
 
 struct LaunchStats {

@@ -22,6 +22,7 @@ cudaError_t add_host_work(Runtime& rt, cudaStream_t stream, std::function<void()
   auto cmd = std::make_shared<Command>();
   cmd->name = "host function";
   cmd->spec = std::move(spec);
+  cmd->host_work = true;
   cmd->start = [work](Command&) { work(); };
   rt.submit(*s, cmd);
   return cudaSuccess;

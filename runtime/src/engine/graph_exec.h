@@ -27,7 +27,6 @@ struct GraphExec {
   // graphs it was updated from), at any depth.
   std::map<const GraphNode*, GraphNode*> node_of;
   unsigned long long flags = 0;
-  CommandPtr last;  // the end of the latest launch
 
   GraphNode* node(const GraphNode* source) const;
   // The graph, unshared, for a change of parameters.

@@ -100,6 +100,7 @@ CommandPtr issue_node(const LaunchPtr& l, const GraphNode& n, const std::vector<
     }
     case NodeType::Host: {
       auto c = marker("host function");
+      c->host_work = true;
       const cudaHostFn_t fn = s.fn;
       void* data = s.user_data;
       c->start = [fn, data](Command&) { fn(data); };
@@ -195,11 +196,11 @@ cudaError_t launch_graph(Runtime& rt, GraphExec& exec, Stream& s) {
   };
   rt.submit(s, entry);
   const std::vector<CommandPtr> sinks = issue_graph(l, *exec.graph, {entry}, tl.host_ps());
+  // The end, after every sink, is the stream's last command.
   auto exit = marker("graph end");
   exit->start = [l](Command&) { l->graph.reset(); };
-  tl.submit_after(exit, sinks, tl.host_ps());
-  s.last = exit;
-  exec.last = exit;
+  s.pending_waits = sinks;
+  rt.submit(s, exit);
   return cudaSuccess;
 }
 

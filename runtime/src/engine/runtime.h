@@ -50,8 +50,12 @@ struct Array {
 // loaded into device memory on first use.
 struct Module {
   std::vector<FatbinEntry> entries;
-  std::string ptx;     // set for PTX given directly
-  std::string origin;  // for messages: "fatbin 0x...", "cuModuleLoadData"
+  // Relocatable device code (nvcc -rdc=true): each translation unit's fat
+  // binary, linked when the module loads (engine/device_images.h).
+  std::vector<std::vector<FatbinEntry>> units;
+  std::string missing_units;  // units without usable PTX, for messages
+  std::string ptx;            // set for PTX given directly
+  std::string origin;         // for messages: "fatbin 0x...", "cuModuleLoadData"
   std::shared_ptr<const ptx::Module> parsed;
   std::unique_ptr<ptx::LoadedModule> loaded;
   std::string error;  // why it cannot load, once tried
@@ -213,6 +217,9 @@ class Runtime {
   const ptx::Function* function(const Kernel& k) const;
   cudaError_t launch(Kernel& k, const LaunchRequest& r, void** args);
   cudaError_t launch_packed(Kernel& k, const LaunchRequest& r, std::vector<std::uint8_t> params);
+  // A module from an image that is no PTX text or fat binary: an ELF cubin NVRTC
+  // compiled in this process (engine/device_images.cpp).
+  cudaError_t load_elf_image(const std::uint8_t* image, Module** out);
   cudaError_t func_attributes(Kernel& k, cudaFuncAttributes* a);
   int max_active_blocks(Kernel& k, int block, std::size_t dynamic_shared);
   ptx::TextureTable& textures() { return textures_; }
@@ -224,7 +231,9 @@ class Runtime {
   Stream* stream(cudaStream_t s);  // nullptr for an unknown handle
   Stream* create_stream(unsigned flags, int priority);
   cudaError_t destroy_stream(cudaStream_t s);
-  void submit(Stream& s, CommandPtr c) { timeline_->submit(s, std::move(c)); }
+  // Issues a command; the first host function starts the helper that runs
+  // host work while the program blocks in its own code (host_work_driver.cpp).
+  void submit(Stream& s, CommandPtr c);
   Timeline& timeline() { return *timeline_; }
   Event* event(cudaEvent_t e);
   Event* create_event(unsigned flags);
@@ -289,6 +298,13 @@ class Runtime {
   void keep_performance_run(const DeviceDesc& device, gpu::KernelRun run);
   std::set<std::string> notes_given_;  // what a device said of a launch, once each
   void print_memory_reports();         // accesses the memory checker let through
+  void start_host_work_driver();
+  bool host_work_driver_started_ = false;
+  // Runs the work a grid's threads launched (dynamic parallelism) on the same
+  // device, adding its cost to `outcome` and the performance model's runs to
+  // `runs` (engine/device_launches.cpp).
+  void run_device_work(const DeviceDesc& desc, Module& module, ptx::DeviceLaunches& launched,
+                       gpu::KernelOutcome& outcome, std::vector<gpu::KernelRun>& runs);
   void write_gpu_outputs();
 };
 

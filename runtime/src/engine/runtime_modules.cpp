@@ -7,7 +7,9 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "engine/device_images.h"
 #include "engine/graph.h"
 #include "engine/runtime.h"
 #include "gpu/power_model.h"
@@ -47,6 +49,12 @@ Module* Registrations::add_fatbin(const void* wrapper_ptr) {
       throw FatbinError("the registered object is not an nvcc fat binary wrapper");
     const auto* data = reinterpret_cast<const std::uint8_t*>(wrapper->data);
     m->entries = parse_fatbin(data, fatbin_container_size(data), false);
+    // A device-linked program (-rdc=true): its translation units' fat binaries,
+    // a null-terminated array, hold the PTX; its own holds the linked cubin.
+    if (wrapper->version == kFatbinWrapperLinkVersion && wrapper->filename_or_fatbins)
+      for (auto* unit = static_cast<const std::uint8_t* const*>(wrapper->filename_or_fatbins);
+           *unit; ++unit)
+        m->units.push_back(parse_fatbin(*unit, fatbin_container_size(*unit), false));
   } catch (const FatbinError& e) {
     m->error = e.what();
     m->error_code = cudaErrorInvalidKernelImage;
@@ -80,6 +88,8 @@ cudaError_t Runtime::load_fatbin_image(const void* image, Module** out) {
     }
     Registrations::get().modules.push_back(std::move(m));
     *out = Registrations::get().modules.back().get();
+  } else if (is_elf(image)) {
+    return load_elf_image(bytes, out);
   } else {
     *out = load_ptx_module(static_cast<const char*>(image), "module image");
   }
@@ -92,7 +102,22 @@ cudaError_t Runtime::ensure_loaded(Module& m) {
     const unsigned arch = devices_.front().desc.arch;
     std::string text = m.ptx;
     std::string file = m.origin;
-    if (text.empty()) {
+    if (text.empty() && !m.units.empty()) {
+      try {
+        std::vector<std::string> skipped;
+        text = link_relocatable_units(m.units, arch, m.origin, &skipped);
+        file = "the device-linked PTX of " + m.origin;
+        if (!skipped.empty())
+          m.missing_units = fmt::format("{} of {} has no PTX for compute capability {}.{} or below",
+                                        fmt::join(skipped, ", "), m.origin, arch / 10, arch % 10);
+      } catch (const FatbinError& e) {
+        m.error = e.what();
+        m.error_code = cudaErrorNoKernelImageForDevice;
+      } catch (const PtxLinkError& e) {
+        m.error = fmt::format("device link failed: {}", e.what());
+        m.error_code = cudaErrorInvalidPtx;
+      }
+    } else if (text.empty()) {
       const FatbinEntry* e = select_ptx(m.entries, arch);
       if (!e) {
         m.error = missing_ptx_advice(m.entries, arch);
@@ -134,7 +159,15 @@ cudaError_t Runtime::kernel(const void* host, Kernel** out) {
   auto f = kernels.find(host);
   if (f == kernels.end()) return record(cudaErrorInvalidDeviceFunction);
   if (const cudaError_t e = ensure_loaded(*f->second.module)) return e;
-  if (!function(f->second)) return record(cudaErrorInvalidDeviceFunction);
+  if (!function(f->second)) {
+    // A kernel of a relocatable unit that had no PTX to link.
+    const std::string& missing = f->second.module->missing_units;
+    if (missing.empty()) return record(cudaErrorInvalidDeviceFunction);
+    if (log_level_ != LogLevel::Quiet && notes_given_.insert(missing).second)
+      std::cerr << "cnuas: kernel " << f->second.name << " cannot load: " << missing
+                << "; rebuild with -gencode arch=compute_XX,code=compute_XX\n";
+    return record(cudaErrorNoKernelImageForDevice);
+  }
   *out = &f->second;
   return cudaSuccess;
 }
@@ -265,16 +298,35 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
                      f->cluster_dims[0] * f->cluster_dims[1] * f->cluster_dims[2] > 1;
   // The device executes the kernel when its stream lets it run, so that it
   // sees the memory every earlier command left.
-  cmd->start = [this, launch, config, &desc](Command& c) mutable {
+  const int device_index = dev;
+  Module& module = *k.module;
+  cmd->start = [this, launch, config, &desc, device_index, &module](Command& c) mutable {
     if (fault_ == cudaSuccess) {
       launch.config = config.get();
+      ptx::DeviceLaunches launched;  // dynamic parallelism: what the grid launches
+      launched.device = device_index;
+      launched.device_count = device_count();
+      config->device_launches = &launched;
+      struct Detach {
+        ptx::LaunchConfig& config;
+        ~Detach() { config.device_launches = nullptr; }
+      } detach{*config};
       try {
         gpu::KernelOutcome outcome = desc.device->execute(launch);
         if (!outcome.note.empty() && notes_given_.insert(outcome.note).second &&
             log_level_ != LogLevel::Quiet)
           std::cerr << "cnuas: " << outcome.note << "\n";
+        // The grid's own run, then its children's (dynamic parallelism).
+        auto runs = std::make_shared<std::vector<gpu::KernelRun>>();
+        if (outcome.run) runs->push_back(std::move(*outcome.run));
+        outcome.run.reset();
+        run_device_work(desc, module, launched, outcome, *runs);
         c.dims = outcome.dims;
-        if (outcome.run) keep_performance_run(desc, std::move(*outcome.run));
+        // Kept in simulated order: the effect may have run ahead of it.
+        if (!runs->empty())
+          c.on_release = [this, &desc, runs] {
+            for (gpu::KernelRun& run : *runs) keep_performance_run(desc, std::move(run));
+          };
         print_memory_reports();
         return;
       } catch (const ptx::ExecutionError& e) {

@@ -33,6 +33,8 @@ void Timeline::submit(Stream& s, CommandPtr cmd) {
     capture_command(s, std::move(cmd));
     return;
   }
+  ++host_activity_;
+  if (cmd->host_work) host_pending_.push_back(cmd);
   std::vector<CommandPtr> deps = std::move(s.pending_waits);
   s.pending_waits.clear();
   if (s.last) deps.push_back(s.last);
@@ -51,6 +53,7 @@ void Timeline::submit(Stream& s, CommandPtr cmd) {
 
 void Timeline::submit_after(const CommandPtr& cmd, const std::vector<CommandPtr>& deps,
                             std::uint64_t issue_ps) {
+  if (cmd->host_work) host_pending_.push_back(cmd);
   cmd->submit_ps = issue_ps;
   cmd->ready_ps = issue_ps;
   enqueue(cmd, deps);
@@ -58,6 +61,7 @@ void Timeline::submit_after(const CommandPtr& cmd, const std::vector<CommandPtr>
 
 void Timeline::enqueue(const CommandPtr& cmd, const std::vector<CommandPtr>& deps) {
   for (const CommandPtr& d : deps) {
+    if (!d->effect_ran) cmd->after.push_back(d);
     if (d->done) {
       cmd->ready_ps = std::max(cmd->ready_ps, d->done_ps);
     } else {
@@ -72,6 +76,7 @@ void Timeline::enqueue(const CommandPtr& cmd, const std::vector<CommandPtr>& dep
 }
 
 void Timeline::add_dependency(const CommandPtr& cmd, const CommandPtr& dep) {
+  if (!dep->effect_ran) cmd->after.push_back(dep);
   if (dep->done) {
     cmd->ready_ps = std::max(cmd->ready_ps, dep->done_ps);
     return;
@@ -92,15 +97,10 @@ void Timeline::drain() {
 }
 
 void Timeline::release(const CommandPtr& cmd) {
-  if (cmd->start) {
-    ++in_effect_;
-    try {
-      cmd->start(*cmd);
-    } catch (...) {
-      --in_effect_;
-      throw;
-    }
-    --in_effect_;
+  if (!cmd->effect_ran) run_own_effect(*cmd);
+  if (cmd->on_release) {
+    cmd->on_release();
+    cmd->on_release = nullptr;
   }
   if (!cmd->route) {
     complete(cmd, cmd->ready_ps);
@@ -109,6 +109,48 @@ void Timeline::release(const CommandPtr& cmd) {
   const std::uint64_t id = next_id_++;
   in_flight_[id] = cmd;
   session_.inject(id, cmd->name, *cmd->route, cmd->dims, cmd->read, cmd->ready_ps);
+}
+
+void Timeline::run_own_effect(Command& cmd) {
+  cmd.effect_ran = true;
+  cmd.after.clear();
+  if (cmd.host_work)
+    host_pending_.erase(
+        std::remove(host_pending_.begin(), host_pending_.end(), cmd.shared_from_this()),
+        host_pending_.end());
+  if (!cmd.start) return;
+  ++in_effect_;
+  try {
+    cmd.start(cmd);
+  } catch (...) {
+    --in_effect_;
+    throw;
+  }
+  --in_effect_;
+}
+
+void Timeline::run_effect(const CommandPtr& cmd) {
+  std::vector<CommandPtr> stack{cmd};
+  while (!stack.empty()) {
+    const CommandPtr top = stack.back();
+    if (top->effect_ran) {
+      stack.pop_back();
+      continue;
+    }
+    bool ready = true;
+    for (const CommandPtr& d : top->after)
+      if (!d->effect_ran) {
+        stack.push_back(d);
+        ready = false;
+      }
+    if (!ready) continue;
+    stack.pop_back();
+    run_own_effect(*top);
+  }
+}
+
+void Timeline::run_host_work_ahead() {
+  while (!host_pending_.empty()) run_effect(host_pending_.front());
 }
 
 void Timeline::complete(const CommandPtr& cmd, std::uint64_t done_ps) {
@@ -122,6 +164,7 @@ void Timeline::complete(const CommandPtr& cmd, std::uint64_t done_ps) {
 }
 
 void Timeline::wait(const CommandPtr& cmd) {
+  ++host_activity_;
   if (cmd) {
     awaited_ = cmd.get();
     while (!cmd->done) {
@@ -145,6 +188,7 @@ void Timeline::wait_all(int device) {
 }
 
 void Timeline::spend(std::uint64_t ps) {
+  ++host_activity_;
   host_ps_ += ps;
   session_.run_until(host_ps_);
   if (on_sync_) on_sync_();

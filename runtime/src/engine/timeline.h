@@ -37,6 +37,14 @@ struct Command : std::enable_shared_from_this<Command> {
   // What the runtime made the command from, so that stream capture can record
   // it as a graph node; null for commands capture does not record.
   std::shared_ptr<const NodeSpec> spec;
+  // Bookkeeping that must follow simulated order (statistics of a kernel),
+  // run when the command is released even if its effect ran ahead.
+  std::function<void()> on_release;
+  bool host_work = false;  // a host function or stream callback
+  bool effect_ran = false;
+  // Earlier commands whose effects have not run yet; kept until this one's
+  // effect runs, so that it can be run ahead of simulated time in order.
+  std::vector<std::shared_ptr<Command>> after;
 
   std::uint64_t submit_ps = 0, ready_ps = 0, done_ps = 0;
   bool done = false;
@@ -98,6 +106,15 @@ class Timeline {
   // True while a command's functional effect runs (a host callback must not
   // call back into CUDA).
   bool in_effect() const { return in_effect_ > 0; }
+  // Host functions and stream callbacks issued whose effect has not run.
+  bool host_work_pending() const { return !host_pending_.empty(); }
+  // Counts the host's submissions, waits and polls: unchanged means the host
+  // has not called the runtime since.
+  std::uint64_t host_activity() const { return host_activity_; }
+  // Runs the functional effects of every pending host function now, each after
+  // the effects of the commands it depends on, without moving simulated time:
+  // the platform times them later exactly as it would have.
+  void run_host_work_ahead();
   // Called before the host observes device results (printf flushing).
   void on_sync(std::function<void()> f) { on_sync_ = std::move(f); }
 
@@ -106,6 +123,10 @@ class Timeline {
   void release(const CommandPtr& cmd);
   void complete(const CommandPtr& cmd, std::uint64_t done_ps);
   void drain();
+  // Runs the effects of `cmd` and of every earlier command it waits for, in
+  // dependency order (iteratively: a stream may hold a million of them).
+  void run_effect(const CommandPtr& cmd);
+  void run_own_effect(Command& cmd);
 
   PlatformSession& session_;
   std::vector<Stream*> streams_;
@@ -117,6 +138,8 @@ class Timeline {
   const Command* awaited_ = nullptr;
   int in_effect_ = 0;
   std::function<void()> on_sync_;
+  std::vector<CommandPtr> host_pending_;
+  std::uint64_t host_activity_ = 0;
 };
 
 }  // namespace cnuas::cuda
