@@ -148,6 +148,10 @@ const gpu::ArchConfig* Gpu::performance_architecture() const {
   return performance_ ? &performance_->arch() : nullptr;
 }
 
+void Gpu::reset_persisting_l2() {
+  if (performance_) performance_->reset_persisting_l2();
+}
+
 gpu::KernelOutcome Gpu::execute(const gpu::KernelLaunch& launch) {
   if (!executor_)
     throw std::logic_error(
@@ -166,7 +170,8 @@ gpu::KernelOutcome Gpu::execute(const gpu::KernelLaunch& launch) {
         launch.kernel);
   }
   if (outcome.timing == gpu::KernelTiming::Performance) {
-    gpu::KernelRun run = performance_->run(*executor_, *launch.module, launch.kernel, config);
+    gpu::KernelRun run =
+        performance_->run(*executor_, *launch.module, launch.kernel, config, launch.l2_policy);
     outcome.dims.set(WorkDim::DeviceTime, run.time_ps);
     // The platform's power roll-up draws the counted dynamic energy (the
     // element's idle_power already covers the static part).

@@ -176,7 +176,16 @@ int main() {
   // Features the simulator does not provide answer 0.
   CHECK(attribute(cudaDevAttrComputePreemptionSupported) == 0);
   CHECK(attribute(cudaDevAttrMaxTextureCubemapWidth) == 0);
-  CHECK(attribute(cudaDevAttrIpcEventSupport) == 0);
+  CHECK(attribute(cudaDevAttrGPUDirectRDMASupported) == 0);
+  // Virtual memory management, POSIX descriptors and IPC events work within the process.
+  // (the runtime names no attribute for the first two; the driver numbers them)
+  CHECK(attribute(static_cast<cudaDeviceAttr>(
+            CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED)) == 1);
+  CHECK(attribute(static_cast<cudaDeviceAttr>(
+            CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED)) == 1);
+  CHECK(attribute(cudaDevAttrIpcEventSupport) == 1);
+  CHECK(attribute(cudaDevAttrMemoryPoolSupportedHandleTypes) ==
+        cudaMemHandleTypePosixFileDescriptor);
 
   // Every number 1..147 is answered, by the runtime and the driver alike.
   CHECK(cuInit(0) == CUDA_SUCCESS);

@@ -1,7 +1,8 @@
 // One executable graph launched many times while its kernel node's
 // parameters change (cudaGraphExecKernelNodeSetParams), updated from a graph
 // of the same shape (cudaGraphExecUpdate, also from a new capture) and
-// refused one of another shape; a disabled node; a user object's destructor.
+// refused one of another shape; launch attributes; a disabled node; a user
+// object's destructor.
 #include <cstdio>
 
 #include "check.h"
@@ -58,6 +59,22 @@ int main() {
   cudaKernelNodeAttrValue back = {};
   CUDA_OK(cudaGraphKernelNodeGetAttribute(scaled, cudaKernelNodeAttributeCooperative, &back));
   CHECK(back.cooperative == 1);
+  // An L2 access policy window reads back as set.
+  cudaKernelNodeAttrValue window = {};
+  window.accessPolicyWindow.base_ptr = acc;
+  window.accessPolicyWindow.num_bytes = n * sizeof(float);
+  window.accessPolicyWindow.hitRatio = 0.5f;
+  window.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  window.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  CUDA_OK(
+      cudaGraphKernelNodeSetAttribute(scaled, cudaKernelNodeAttributeAccessPolicyWindow, &window));
+  CUDA_OK(
+      cudaGraphKernelNodeGetAttribute(scaled, cudaKernelNodeAttributeAccessPolicyWindow, &back));
+  CHECK(back.accessPolicyWindow.base_ptr == acc &&
+        back.accessPolicyWindow.num_bytes == n * sizeof(float) &&
+        back.accessPolicyWindow.hitRatio == 0.5f &&
+        back.accessPolicyWindow.hitProp == cudaAccessPropertyPersisting &&
+        back.accessPolicyWindow.missProp == cudaAccessPropertyStreaming);
   attr.clusterDim.x = 3;
   attr.clusterDim.y = attr.clusterDim.z = 1;
   CHECK(cudaGraphKernelNodeSetAttribute(scaled, cudaKernelNodeAttributeClusterDimension, &attr) ==

@@ -3,6 +3,7 @@
 
 #include "cudart/entry.h"
 #include "cudart/error_names.h"
+#include "engine/access_policies.h"
 
 using namespace cnuas::cuda;
 
@@ -113,6 +114,9 @@ cudaError_t cudaDeviceSetLimit(int limit, std::size_t value) {
     case 2:
       rt.heap_bytes = value;
       return cudaSuccess;
+    case abi::kLimitPersistingL2CacheSize:
+      rt.access_policies().set_persisting_limit(rt.current_device(), value);
+      return cudaSuccess;
     default:
       return rt.record(215);  // cudaErrorUnsupportedLimit
   }
@@ -130,6 +134,9 @@ cudaError_t cudaDeviceGetLimit(std::size_t* value, int limit) {
       return cudaSuccess;
     case 2:
       *value = rt.heap_bytes;
+      return cudaSuccess;
+    case abi::kLimitPersistingL2CacheSize:
+      *value = rt.access_policies().persisting_limit(rt.current_device());
       return cudaSuccess;
     default:
       return rt.record(215);

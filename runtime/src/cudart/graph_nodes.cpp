@@ -4,6 +4,7 @@
 
 #include "cudart/entry.h"
 #include "cudart/graph_params.h"
+#include "engine/access_policies.h"
 #include "engine/graph_memory.h"
 
 using namespace cnuas::cuda;
@@ -30,23 +31,34 @@ cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cudaKernelN
 }
 
 // Launch attributes of a kernel node (cudaLaunchAttributeValue, 64 bytes):
-// cooperative and cluster dimensions take effect; an L2 access policy window
-// (1) and a priority (8) are accepted and read back as zero, as the simulated
-// platform has neither persisting L2 lines nor kernel priorities.
+// cooperative, cluster dimensions and the L2 access policy window take
+// effect; a priority (8) is accepted and reads back as zero, as the simulated
+// platform does not schedule kernels by priority.
 cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node, int attr, void* value) {
   CUDART_ENTER_STICKY();
   GraphNode* n = typed_node(rt, node, NodeType::Kernel);
   if (!n || !value) return rt.record(cudaErrorInvalidValue);
-  unsigned v[16] = {};
+  unsigned char raw[64] = {};
   const LaunchRequest& l = n->spec.launch;
-  if (attr == 2) {
-    v[0] = l.cooperative ? 1 : 0;
+  if (attr == abi::kAttributeAccessPolicyWindow) {
+    if (l.access_policy) {
+      const cnuas::gpu::L2AccessPolicy& p = *l.access_policy;
+      // cudaAccessProperty numbers Normal, Streaming, Persisting as Retention does.
+      const abi::AccessPolicyWindow w{reinterpret_cast<void*>(p.base), p.bytes,
+                                      static_cast<float>(p.hit_ratio), static_cast<int>(p.hit),
+                                      static_cast<int>(p.miss)};
+      std::memcpy(raw, &w, sizeof w);
+    }
+  } else if (attr == 2) {
+    const unsigned cooperative = l.cooperative ? 1 : 0;
+    std::memcpy(raw, &cooperative, sizeof cooperative);
   } else if (attr == 4) {
-    v[0] = l.cluster.x, v[1] = l.cluster.y, v[2] = l.cluster.z;
-  } else if (attr != 1 && attr != 8) {
+    const unsigned dims[3] = {l.cluster.x, l.cluster.y, l.cluster.z};
+    std::memcpy(raw, dims, sizeof dims);
+  } else if (attr != 8) {
     return rt.unsupported("cudaGraphKernelNodeGetAttribute with this attribute");
   }
-  std::memcpy(value, v, sizeof v);
+  std::memcpy(value, raw, sizeof raw);
   return cudaSuccess;
 }
 
@@ -54,17 +66,24 @@ cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node, int attr, cons
   CUDART_ENTER_STICKY();
   GraphNode* n = typed_node(rt, node, NodeType::Kernel);
   if (!n || !value) return rt.record(cudaErrorInvalidValue);
-  unsigned v[3];
-  std::memcpy(v, value, sizeof v);
   LaunchRequest l = n->spec.launch;
-  if (attr == 2) {
-    l.cooperative = v[0] != 0;
-  } else if (attr == 4) {
-    l.cluster = {v[0], v[1], v[2]};
-    if (!v[0] || !v[1] || !v[2] || l.grid.x % v[0] || l.grid.y % v[1] || l.grid.z % v[2] ||
-        v[0] * v[1] * v[2] > 16)
-      return rt.record(cudaErrorInvalidClusterSize);
-  } else if (attr != 1 && attr != 8) {
+  if (attr == abi::kAttributeAccessPolicyWindow) {
+    abi::AccessPolicyWindow w{};
+    std::memcpy(&w, value, sizeof w);
+    if (const cudaError_t e = rt.access_policies().check(w)) return rt.record(e);
+    l.access_policy = AccessPolicies::policy_of(w);
+  } else if (attr == 2 || attr == 4) {
+    unsigned v[3];
+    std::memcpy(v, value, sizeof v);
+    if (attr == 2) {
+      l.cooperative = v[0] != 0;
+    } else {
+      l.cluster = {v[0], v[1], v[2]};
+      if (!v[0] || !v[1] || !v[2] || l.grid.x % v[0] || l.grid.y % v[1] || l.grid.z % v[2] ||
+          v[0] * v[1] * v[2] > 16)
+        return rt.record(cudaErrorInvalidClusterSize);
+    }
+  } else if (attr != 8) {
     return rt.unsupported("cudaGraphKernelNodeSetAttribute with this attribute");
   }
   std::vector<std::uint8_t> params = n->spec.params;
@@ -80,6 +99,7 @@ cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t dst, cudaGraphNode
   if (!to || !from) return cudaErrorInvalidValue;
   to->spec.launch.cooperative = from->spec.launch.cooperative;
   to->spec.launch.cluster = from->spec.launch.cluster;
+  to->spec.launch.access_policy = from->spec.launch.access_policy;
   return cudaSuccess;
 }
 

@@ -95,6 +95,7 @@ cudaError_t set_spec(GraphNode& n, NodeSpec spec) {
   // A kernel node's launch attributes are not parameters: they stay.
   spec.launch.cooperative = n.spec.launch.cooperative;
   spec.launch.cluster = n.spec.launch.cluster;
+  spec.launch.access_policy = n.spec.launch.access_policy;
   n.spec = std::move(spec);
   return cudaSuccess;
 }

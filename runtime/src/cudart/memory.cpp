@@ -157,14 +157,6 @@ cudaError_t cudaMalloc3D(cudaPitchedPtr* p, cudaExtent e) {
   return rt.malloc_device(&p->ptr, p->pitch * e.height * e.depth, rt.current_device());
 }
 
-cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t stream) {
-  CUDART_ENTER_STICKY();
-  Stream* s = rt.stream(stream);
-  if (!s) return rt.record(cudaErrorInvalidResourceHandle);
-  if (s->capturing()) return rt.record(capture_malloc(rt, *s, ptr, bytes));
-  return rt.malloc_device(ptr, bytes, s->device);
-}
-
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
   CUDART_ENTER_STICKY();
   return rt.free_async(ptr, stream);
@@ -467,8 +459,6 @@ CUDART_PER_THREAD(_ptsz, cudaError_t, cudaMemset2DAsync,
                   (void* dst, std::size_t pitch, int value, std::size_t width, std::size_t height,
                    cudaStream_t stream),
                   (dst, pitch, value, width, height, stream))
-CUDART_PER_THREAD(_ptsz, cudaError_t, cudaMallocAsync,
-                  (void** ptr, std::size_t bytes, cudaStream_t stream), (ptr, bytes, stream))
 CUDART_PER_THREAD(_ptsz, cudaError_t, cudaFreeAsync, (void* ptr, cudaStream_t stream),
                   (ptr, stream))
 CUDART_PER_THREAD(_ptds, cudaError_t, cudaMemcpy2DToArray,

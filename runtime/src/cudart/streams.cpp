@@ -4,6 +4,7 @@
 #include "cudart/entry.h"
 #include "engine/graph.h"
 #include "engine/graph_capture.h"
+#include "engine/memory_pools.h"
 
 using namespace cnuas::cuda;
 
@@ -91,6 +92,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (!s) return rt.record(cudaErrorInvalidResourceHandle);
   if (const cudaError_t e = check_capture_sync(*s)) return rt.record(e);
   rt.timeline().wait(s->last);
+  rt.memory_pools().synchronized();
   return rt.sticky();
 }
 
@@ -183,6 +185,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (!e) return rt.record(cudaErrorInvalidResourceHandle);
   if (recorded_in_capture(*e)) return rt.record(cudaErrorCapturedEvent);
   rt.timeline().wait(e->marker);
+  rt.memory_pools().synchronized();
   return rt.sticky();
 }
 

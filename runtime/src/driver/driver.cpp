@@ -13,19 +13,7 @@
 #include "engine/runtime.h"
 
 using namespace cnuas::cuda;
-using namespace cnuas::cuda::driver_api;
-
-namespace {
-
-CUcontext context_of(int device) {
-  return reinterpret_cast<CUcontext>(static_cast<std::uintptr_t>(device + 1));
-}
-
-int device_of(CUcontext c) {
-  return static_cast<int>(reinterpret_cast<std::uintptr_t>(c)) - 1;
-}
-
-}  // namespace
+using namespace cnuas::cuda::driver;
 
 extern "C" {
 

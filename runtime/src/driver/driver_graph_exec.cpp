@@ -7,7 +7,7 @@
 #include "engine/graph_user_objects.h"
 
 using namespace cnuas::cuda;
-using namespace cnuas::cuda::driver_api;
+using namespace cnuas::cuda::driver;
 
 extern "C" {
 
@@ -89,6 +89,7 @@ CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec exec, CUgraphNode node,
   n = e->node(source);
   spec.launch.cooperative = n->spec.launch.cooperative;
   spec.launch.cluster = n->spec.launch.cluster;
+  spec.launch.access_policy = n->spec.launch.access_policy;
   n->spec = std::move(spec);
   return kSuccess;
 }

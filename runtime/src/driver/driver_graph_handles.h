@@ -7,7 +7,7 @@
 #include "engine/graph.h"
 #include "engine/graph_exec.h"
 
-namespace cnuas::cuda::driver_api {
+namespace cnuas::cuda::driver {
 
 inline Graph* graph_of(CUgraph g) {
   return GraphRegistry::get().is_graph(g) ? reinterpret_cast<Graph*>(g) : nullptr;
@@ -32,4 +32,4 @@ inline Stream* stream_of(Runtime& rt, CUstream s) {
 // A kernel node's spec from CUDA_KERNEL_NODE_PARAMS (a function from cuModuleGetFunction).
 cudaError_t kernel_spec_of(Runtime& rt, const CUDA_KERNEL_NODE_PARAMS_v2* p, NodeSpec* out);
 
-}  // namespace cnuas::cuda::driver_api
+}  // namespace cnuas::cuda::driver

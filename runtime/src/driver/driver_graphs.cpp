@@ -8,9 +8,9 @@
 #include "driver/driver_graph_handles.h"
 
 using namespace cnuas::cuda;
-using namespace cnuas::cuda::driver_api;
+using namespace cnuas::cuda::driver;
 
-namespace cnuas::cuda::driver_api {
+namespace cnuas::cuda::driver {
 
 cudaError_t kernel_spec_of(Runtime& rt, const CUDA_KERNEL_NODE_PARAMS_v2* p, NodeSpec* out) {
   // A CUkernel (p->kern) is not a handle this driver gives out.
@@ -21,7 +21,7 @@ cudaError_t kernel_spec_of(Runtime& rt, const CUDA_KERNEL_NODE_PARAMS_v2* p, Nod
                      p->extra, out);
 }
 
-}  // namespace cnuas::cuda::driver_api
+}  // namespace cnuas::cuda::driver
 
 namespace {
 
@@ -126,6 +126,7 @@ CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode node, const CUDA_KERNEL_NODE_
   if (const cudaError_t e = kernel_spec_of(rt, p, &spec)) return driver_code(e);
   spec.launch.cooperative = n->spec.launch.cooperative;
   spec.launch.cluster = n->spec.launch.cluster;
+  spec.launch.access_policy = n->spec.launch.access_policy;
   n->spec = std::move(spec);
   return kSuccess;
 }

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "driver/driver_entry.h"
 #include "engine/device_images.h"
 #include "engine/runtime.h"
 #include "ptx/device_runtime.h"
@@ -21,9 +22,9 @@ using namespace cnuas::cuda;
 
 namespace {
 
-constexpr CUresult kSuccess = 0, kInvalidValue = 1, kNotInitialized = 3, kInvalidContext = 201,
-                   kInvalidImage = 200, kNoBinaryForGpu = 209, kInvalidPtx = 218,
-                   kFileNotFound = 301, kInvalidHandle = 400, kNotSupported = 801;
+constexpr CUresult kSuccess = 0, kInvalidValue = 1, kInvalidContext = 201, kInvalidImage = 200,
+                   kNoBinaryForGpu = 209, kInvalidPtx = 218, kFileNotFound = 301,
+                   kInvalidHandle = 400, kNotSupported = 801;
 
 // CUjit_option values the linker reads.
 constexpr int kInfoLogBuffer = 3, kInfoLogBufferSize = 4, kErrorLogBuffer = 5,
@@ -153,15 +154,10 @@ CUresult add_input(LinkState& st, int type, const std::uint8_t* data, std::size_
 
 }  // namespace
 
-#define LINK_ENTER()                                                  \
-  std::lock_guard<std::recursive_mutex> cnuas_guard(Runtime::lock()); \
-  if (!Runtime::initialized()) return kNotInitialized
-
 extern "C" {
 
 CUresult cuLinkCreate_v2(unsigned count, int* options, void** values, void** state_out) {
-  LINK_ENTER();
-  Runtime& rt = Runtime::get();
+  DRIVER_ENTER();
   const int device = rt.context_device();
   if (device < 0) return kInvalidContext;
   if (!state_out || (count && (!options || !values))) return kInvalidValue;
@@ -207,7 +203,7 @@ CUresult cuLinkCreate(unsigned count, int* options, void** values, void** state_
 
 CUresult cuLinkAddData_v2(void* state, int type, void* data, std::size_t size, const char* name,
                           unsigned, int*, void**) {
-  LINK_ENTER();
+  DRIVER_ENTER();
   LinkState* st = state_of(state);
   if (!st) return kInvalidHandle;
   if (!data || (type != kPtx && size == 0)) return kInvalidValue;
@@ -224,7 +220,7 @@ CUresult cuLinkAddFile_v2(void* state, int type, const char* path, unsigned coun
                           void** values) {
   std::string bytes;
   {
-    LINK_ENTER();
+    DRIVER_ENTER();
     if (!state_of(state)) return kInvalidHandle;
     if (!path) return kInvalidValue;
     std::ifstream in(path, std::ios::binary);
@@ -243,7 +239,7 @@ CUresult cuLinkAddFile(void* state, int type, const char* path, unsigned count, 
 }
 
 CUresult cuLinkComplete(void* state, void** image_out, std::size_t* size_out) {
-  LINK_ENTER();
+  DRIVER_ENTER();
   LinkState* st = state_of(state);
   if (!st) return kInvalidHandle;
   if (!image_out) return kInvalidValue;
@@ -261,7 +257,7 @@ CUresult cuLinkComplete(void* state, void** image_out, std::size_t* size_out) {
 }
 
 CUresult cuLinkDestroy(void* state) {
-  LINK_ENTER();
+  DRIVER_ENTER();
   LinkState* st = state_of(state);
   if (!st) return kInvalidHandle;
   states().erase(st);

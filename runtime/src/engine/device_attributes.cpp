@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "engine/access_policies.h"
 #include "engine/runtime.h"
 
 namespace cnuas::cuda {
@@ -174,8 +175,8 @@ constexpr Row kRows[] = {
     {99, [](const Facts& f) { return f.p.hostRegisterSupported; }},    // HostRegisterSupported
     {100, [](const Facts& f) { return f.p.pageableMemoryAccessUsesHostPageTables; }},
     {101, [](const Facts& f) { return f.p.directManagedMemAccessFromHost; }},
-    {102, zero},  // VirtualMemoryManagementSupported: no (cuMemCreate is not supported)
-    {103, zero},  // HandleTypePosixFileDescriptorSupported: no
+    {102, one},   // VirtualMemoryManagementSupported (engine/virtual_memory.h)
+    {103, one},   // HandleTypePosixFileDescriptorSupported: memfd descriptors
     {104, zero},  // HandleTypeWin32HandleSupported: no
     {105, zero},  // HandleTypeWin32KmtHandleSupported: no
     {106, [](const Facts& f) { return f.p.maxBlocksPerMultiProcessor; }},  // MaxBlocksPerSM
@@ -301,7 +302,7 @@ void Runtime::fill_properties(cudaDeviceProp& p, int device) const {
   p.unifiedAddressing = 1;
   p.memoryBusWidth = static_cast<int>(d.bus_width);
   p.l2CacheSize = static_cast<int>(d.l2_bytes);
-  p.persistingL2CacheMaxSize = 0;  // access-policy windows are not supported
+  p.persistingL2CacheMaxSize = static_cast<int>(max_persisting_l2_bytes(d));
   p.maxThreadsPerMultiProcessor = lim.max_threads_per_sm;
   p.streamPrioritiesSupported = 1;
   p.globalL1CacheSupported = 1;
@@ -321,7 +322,7 @@ void Runtime::fill_properties(cudaDeviceProp& p, int device) const {
   p.pageableMemoryAccessUsesHostPageTables = 0;
   p.directManagedMemAccessFromHost = 1;  // managed memory is host memory: nothing migrates
   p.maxBlocksPerMultiProcessor = lim.max_blocks_per_sm;
-  p.accessPolicyMaxWindowSize = 0;
+  p.accessPolicyMaxWindowSize = static_cast<int>(kMaxAccessPolicyWindowBytes);
   p.reservedSharedMemPerBlock = 1024;
   p.hostRegisterSupported = 1;
   p.sparseCudaArraySupported = 0;
@@ -331,9 +332,9 @@ void Runtime::fill_properties(cudaDeviceProp& p, int device) const {
   p.gpuDirectRDMASupported = 0;
   p.gpuDirectRDMAFlushWritesOptions = 0;
   p.gpuDirectRDMAWritesOrdering = 0;     // cudaGPUDirectRDMAWritesOrderingNone
-  p.memoryPoolSupportedHandleTypes = 0;  // no IPC
+  p.memoryPoolSupportedHandleTypes = 1;  // cudaMemHandleTypePosixFileDescriptor
   p.deferredMappingCudaArraySupported = 0;
-  p.ipcEventSupported = 0;
+  p.ipcEventSupported = 1;  // within the process (engine/ipc_handles.h)
   p.clusterLaunch = d.arch >= 90;
   p.unifiedFunctionPointers = 0;
   p.deviceNumaConfig = 0;  // cudaDeviceNumaConfigNone

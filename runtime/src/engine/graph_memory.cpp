@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <new>
 
-#include "engine/runtime.h"
+#include "engine/graph.h"
 
 namespace cnuas::cuda {
 
@@ -15,17 +15,45 @@ GraphMemory& GraphMemory::get() {
 
 cudaError_t GraphMemory::reserve(Runtime& rt, std::size_t bytes, int device,
                                  std::shared_ptr<GraphAllocation>* out) {
-  void* p = nullptr;
-  if (const cudaError_t e = rt.reserve_graph_memory(&p, bytes, device)) return e;
+  DeviceState& d = rt.device(device);
+  if (bytes > d.desc.memory_bytes - d.allocated) return cudaErrorMemoryAllocation;
+  std::uint64_t base = 0;
+  try {
+    base = rt.memory().allocate(bytes, kDeviceAllocationAlignment);  // as cudaMalloc's
+  } catch (const std::bad_alloc&) {
+    return cudaErrorMemoryAllocation;
+  }
   auto a = std::make_shared<GraphAllocation>();
-  a->base = reinterpret_cast<std::uint64_t>(p);
+  a->base = base;
   a->bytes = bytes;
   a->device = device;
+  rt.track({a->base, bytes, device, MemoryKind::Device, this});
+  d.allocated += bytes;
   blocks_[a->base] = {device, bytes, false};
   Usage& u = usage_[device];
   u.reserved += bytes;
   u.reserved_high = std::max(u.reserved_high, u.reserved);
   *out = std::move(a);
+  return cudaSuccess;
+}
+
+// cudaFree waits for the device; cudaFreeAsync frees when its stream reaches
+// it, or in a capture becomes a free node.
+cudaError_t GraphMemory::free(std::uint64_t base, Stream* stream) {
+  Runtime& rt = Runtime::get();
+  if (!stream) {
+    rt.timeline().wait_all(-1);
+    freed(base);
+    return rt.sticky();
+  }
+  auto spec = std::make_shared<NodeSpec>();
+  spec->type = NodeType::MemFree;
+  spec->free_ptr = reinterpret_cast<void*>(base);
+  auto cmd = std::make_shared<Command>();
+  cmd->name = "graph memory free";
+  cmd->spec = std::move(spec);
+  cmd->start = [this, base](Command&) { freed(base); };
+  rt.submit(*stream, cmd);
   return cudaSuccess;
 }
 
@@ -83,25 +111,13 @@ bool GraphMemory::reset_high_watermark(int device, int attr) {
   return true;
 }
 
+// Released without waiting: the launches that use the memory hold the node.
 GraphAllocation::~GraphAllocation() {
   GraphMemory::get().released(*this);
-  Runtime::get().release_graph_memory(base);
-}
-
-// ---- Runtime's side: the reservation is device memory like cudaMalloc's ----
-
-cudaError_t Runtime::reserve_graph_memory(void** ptr, std::size_t bytes, int dev) {
-  if (const cudaError_t e = malloc_device(ptr, bytes, dev)) return e;
-  allocations_[reinterpret_cast<std::uint64_t>(*ptr)].graph = true;
-  return cudaSuccess;
-}
-
-void Runtime::release_graph_memory(std::uint64_t base) {
-  auto f = allocations_.find(base);
-  if (f == allocations_.end()) return;
-  device(f->second.device).allocated -= f->second.bytes;
-  allocations_.erase(f);
-  memory_.free(base);
+  Runtime& rt = Runtime::get();
+  rt.untrack(base);
+  rt.device(device).allocated -= bytes;
+  rt.memory().free(base);
 }
 
 }  // namespace cnuas::cuda

@@ -10,11 +10,9 @@
 #include <map>
 #include <memory>
 
-#include "cuda_abi.h"
+#include "engine/runtime.h"
 
 namespace cnuas::cuda {
-
-class Runtime;
 
 struct GraphAllocation {
   std::uint64_t base = 0;
@@ -23,9 +21,12 @@ struct GraphAllocation {
   ~GraphAllocation();  // the reservation goes with the last node that holds it
 };
 
-class GraphMemory {
+// The owner of graph memory (Allocation::owner): cudaFree and cudaFreeAsync
+// of it end its use, not its reservation.
+class GraphMemory : public MemoryOwner {
  public:
   static GraphMemory& get();
+  cudaError_t free(std::uint64_t base, Stream* stream) override;
   cudaError_t reserve(Runtime& rt, std::size_t bytes, int device,
                       std::shared_ptr<GraphAllocation>* out);
   void allocated(std::uint64_t base);  // the allocation node ran

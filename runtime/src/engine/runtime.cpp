@@ -9,7 +9,11 @@
 #include <fmt/format.h>
 
 #include "core/kernel/errors.h"
+#include "engine/access_policies.h"
 #include "engine/graph_capture.h"
+#include "engine/ipc_handles.h"
+#include "engine/memory_pools.h"
+#include "engine/virtual_memory.h"
 #include "gpu/perf_json.h"
 #include "gpu/perf_report.h"
 #include "run/program_settings.h"
@@ -80,6 +84,10 @@ Runtime::Runtime() {
     timeline_->add_stream(d.legacy.get());
     timeline_->add_stream(d.per_thread.get());
   }
+  memory_pools_ = std::make_unique<MemoryPools>(*this);
+  virtual_memory_ = std::make_unique<VirtualMemory>(*this);
+  ipc_ = std::make_unique<IpcHandles>(*this);
+  access_policies_ = std::make_unique<AccessPolicies>(*this);
   if (log_level_ >= LogLevel::Info)
     std::cerr << fmt::format("cnuas: CUDA runtime on platform '{}' with {} GPU(s)\n",
                              platform_file.empty() ? "default" : platform_file, devices_.size());
@@ -298,12 +306,14 @@ Event* Runtime::create_event(unsigned flags) {
 cudaError_t Runtime::destroy_event(cudaEvent_t handle) {
   Event* e = event(handle);
   if (!e) return record(cudaErrorInvalidResourceHandle);
+  if (--e->references > 0) return cudaSuccess;  // still opened through an IPC handle
   events_.erase(e);
   return cudaSuccess;
 }
 
 cudaError_t Runtime::synchronize_device() {
   timeline_->wait_all(current_device());
+  memory_pools_->synchronized();
   return sticky();
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -26,12 +27,26 @@ namespace cnuas::cuda {
 // What kind of memory an address is, for copies and pointer queries.
 enum class MemoryKind { Device, Host, Managed, Registered, Array, Pageable };
 
+// Memory another part of the engine manages (stream-ordered pools, virtual
+// memory mappings, IPC mappings): cudaFree and cudaFreeAsync hand it over.
+class MemoryOwner {
+ public:
+  virtual ~MemoryOwner() = default;
+  // Frees the allocation at `base`; `stream` is null for cudaFree.
+  virtual cudaError_t free(std::uint64_t base, Stream* stream) = 0;
+};
+
 struct Allocation {
   std::uint64_t base = 0, bytes = 0;
   int device = 0;
   MemoryKind kind = MemoryKind::Device;
-  bool graph = false;  // reserved by a graph's memory allocation node (engine/graph_memory.h)
+  MemoryOwner* owner = nullptr;  // null: the runtime's own (cudaMalloc and friends)
 };
+
+class MemoryPools;
+class VirtualMemory;
+class IpcHandles;
+class AccessPolicies;
 
 // A CUDA array: texels in one device allocation, rows packed.
 struct Array {
@@ -83,6 +98,7 @@ struct Event {
   // Recorded in a capturing stream: the capture and the nodes the record followed.
   std::weak_ptr<CaptureSession> captured_in;
   std::vector<GraphNode*> captured_after;
+  int references = 1;  // the creator's, and one per cudaIpcOpenEventHandle
 };
 
 struct DeviceState {
@@ -103,6 +119,8 @@ struct LaunchRequest {
   cudaStream_t stream = nullptr;
   dim3 cluster{1, 1, 1};
   bool cooperative = false;
+  // A launch attribute's access policy window; without one, the stream's.
+  std::optional<gpu::L2AccessPolicy> access_policy;
 };
 
 // cudaMalloc's alignment and rounding on the GPUs modelled (textureAlignment).
@@ -185,11 +203,6 @@ class Runtime {
   cudaError_t memset(void* dst, std::size_t pitch, int value, std::size_t width, std::size_t height,
                      unsigned element_bytes, cudaStream_t stream, bool synchronous);
   cudaError_t free_async(void* ptr, cudaStream_t stream);
-  // Graph memory (engine/graph_memory.cpp): device memory a graph's allocation
-  // node reserves for the graph's lifetime, released without waiting.
-  cudaError_t reserve_graph_memory(void** ptr, std::size_t bytes, int device);
-  void release_graph_memory(std::uint64_t base);
-
   // ---- commands: what a stream or a graph launch issues ----
   // Each check returns the error the call returns; the command builders
   // assume a check passed. The commands carry their NodeSpec for capture.
@@ -204,6 +217,13 @@ class Runtime {
                            int device);
   CommandPtr kernel_command(Kernel& k, const LaunchRequest& r, std::vector<std::uint8_t> params,
                             int device);
+  // Allocations the engine's other memory managers make and end.
+  void track(const Allocation& a) { allocations_[a.base] = a; }
+  void untrack(std::uint64_t base) { allocations_.erase(base); }
+  MemoryPools& memory_pools() { return *memory_pools_; }
+  VirtualMemory& virtual_memory() { return *virtual_memory_; }
+  IpcHandles& ipc() { return *ipc_; }
+  AccessPolicies& access_policies() { return *access_policies_; }
 
   // ---- modules and kernels ----
   Module* load_ptx_module(const std::string& ptx, const std::string& origin);
@@ -274,6 +294,10 @@ class Runtime {
   std::vector<RetiredTexture> retired_textures_;
   std::ostringstream printf_;
   std::map<std::uint64_t, Allocation> allocations_;
+  std::unique_ptr<MemoryPools> memory_pools_;
+  std::unique_ptr<VirtualMemory> virtual_memory_;
+  std::unique_ptr<IpcHandles> ipc_;
+  std::unique_ptr<AccessPolicies> access_policies_;
   std::map<const void*, std::unique_ptr<Array>> arrays_;
   std::map<std::pair<Module*, std::string>, std::unique_ptr<Kernel>> named_kernels_;
   // Streams and events the program created, by the handle it holds.

@@ -6,7 +6,6 @@
 
 #include "engine/graph.h"
 #include "engine/graph_capture.h"
-#include "engine/graph_memory.h"
 #include "engine/runtime.h"
 
 namespace cnuas::cuda {
@@ -94,6 +93,8 @@ cudaError_t Runtime::register_host(void* ptr, std::size_t bytes) {
 cudaError_t Runtime::free(void* ptr, MemoryKind expect) {
   if (!ptr) return cudaSuccess;
   auto f = allocations_.find(address(ptr));
+  if (f != allocations_.end() && f->second.owner && expect == MemoryKind::Device)
+    return record(f->second.owner->free(f->second.base, nullptr));
   const bool matches = f != allocations_.end() &&
                        (f->second.kind == expect ||
                         (expect == MemoryKind::Device && f->second.kind == MemoryKind::Managed));
@@ -102,10 +103,6 @@ cudaError_t Runtime::free(void* ptr, MemoryKind expect) {
                                                    : cudaErrorInvalidValue);
   // Freeing waits for the device, as cudaFree does.
   timeline_->wait_all(-1);
-  if (f->second.graph) {  // graph memory stays reserved for its graph
-    GraphMemory::get().freed(address(ptr));
-    return sticky();
-  }
   const Allocation a = f->second;
   allocations_.erase(f);
   memory_.free(a.base);
@@ -272,21 +269,15 @@ cudaError_t Runtime::free_async(void* ptr, cudaStream_t handle) {
   if (!s) return record(cudaErrorInvalidResourceHandle);
   if (!ptr) return cudaSuccess;
   auto f = allocations_.find(address(ptr));
+  if (f != allocations_.end() && f->second.owner)
+    return record(f->second.owner->free(f->second.base, s));
   if (f == allocations_.end() || f->second.kind != MemoryKind::Device)
     return record(cudaErrorInvalidValue);
   auto cmd = std::make_shared<Command>();
   cmd->name = "free";
-  auto spec = std::make_shared<NodeSpec>();
-  spec->type = NodeType::MemFree;
-  spec->free_ptr = ptr;
-  cmd->spec = std::move(spec);
   cmd->start = [this, ptr](Command&) {
     auto a = allocations_.find(address(ptr));
     if (a == allocations_.end()) return;
-    if (a->second.graph) {  // graph memory stays reserved for its graph
-      GraphMemory::get().freed(address(ptr));
-      return;
-    }
     device(a->second.device).allocated -= a->second.bytes;
     memory_.free(a->second.base);
     allocations_.erase(a);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "engine/access_policies.h"
 #include "engine/device_images.h"
 #include "engine/graph.h"
 #include "engine/runtime.h"
@@ -227,7 +228,9 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
   Stream* s = stream(r.stream);
   if (!s) return record(cudaErrorInvalidResourceHandle);
   if (const cudaError_t e = check_launch(k, r, params, s->device)) return e;
-  submit(*s, kernel_command(k, r, std::move(params), s->device));
+  LaunchRequest on_stream = r;  // the stream's access policy window, unless the launch has one
+  on_stream.access_policy = access_policies_->for_launch(r, *s);
+  submit(*s, kernel_command(k, on_stream, std::move(params), s->device));
   return cudaSuccess;
 }
 
@@ -296,6 +299,8 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
   launch.kernel = k.name;
   launch.clustered = config->cluster.count() > 1 ||
                      f->cluster_dims[0] * f->cluster_dims[1] * f->cluster_dims[2] > 1;
+  launch.l2_policy = r.access_policy ? *r.access_policy : gpu::L2AccessPolicy{};
+  launch.l2_policy.set_aside_bytes = access_policies_->persisting_limit(dev);
   // The device executes the kernel when its stream lets it run, so that it
   // sees the memory every earlier command left.
   const int device_index = dev;

@@ -55,6 +55,9 @@ using CommandPtr = std::shared_ptr<Command>;
 
 struct Stream {
   ~Stream();  // engine/graph_capture.cpp: a capturing stream leaves its capture
+  // Unique in the process, unlike the address of a destroyed stream's successor.
+  std::uint64_t serial = ++streams_created;
+  static inline std::uint64_t streams_created = 0;
   int device = 0;
   unsigned flags = 0;  // cudaStreamNonBlocking
   int priority = 0;
