@@ -165,6 +165,7 @@ u64 parameter_buffer(Ctx& c, unsigned lane, u64 fn, Dim3 grid, Dim3 block, std::
 
 bool is_builtin_function(const std::string& name) {
   return name == "vprintf" || name == "malloc" || name == "free" || name == "__assertfail" ||
+         name == "cudaGraphSetConditional" ||
          device_runtime_functions().count(canonical(name)) != 0;
 }
 

@@ -65,6 +65,7 @@ cudaError_t cudaGetDeviceFlags(unsigned* flags) {
 
 cudaError_t cudaDeviceSynchronize() {
   CUDART_ENTER_STICKY();
+  CUDART_CAPTURE_UNSAFE();
   return rt.synchronize_device();
 }
 

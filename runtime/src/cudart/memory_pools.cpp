@@ -3,6 +3,7 @@
 // cudaFree hand pool memory to its pool themselves (Runtime::free).
 #include "engine/memory_pools.h"
 #include "cudart/entry.h"
+#include "engine/graph_capture.h"
 
 using namespace cnuas::cuda;
 
@@ -21,9 +22,8 @@ cudaError_t allocate(Runtime& rt, void** ptr, std::size_t bytes, MemoryPool* poo
   Stream* s = rt.stream(stream);
   if (!s) return rt.record(cudaErrorInvalidResourceHandle);
   if (!pool) return rt.record(cudaErrorInvalidValue);
-  // Under stream capture the memory is allocated at once, outside the pool
-  // (graphs have no allocation nodes here).
-  if (s->capturing) return rt.malloc_device(ptr, bytes, pool->device);
+  // Under stream capture: a graph allocation node (engine/graph_capture.h).
+  if (s->capturing()) return rt.record(capture_malloc(rt, *s, ptr, bytes));
   return rt.record(rt.memory_pools().allocate(ptr, bytes, *pool, *s));
 }
 

@@ -9,10 +9,10 @@
 
 #include "cudart/error_names.h"
 #include "driver/driver_entry.h"
+#include "engine/graph_capture.h"
 #include "engine/runtime.h"
 
 using namespace cnuas::cuda;
-
 using namespace cnuas::cuda::driver;
 
 extern "C" {
@@ -409,6 +409,7 @@ CUresult cuStreamSynchronize(CUstream stream) {
   DRIVER_NEEDS_CONTEXT();
   Stream* s = rt.stream(reinterpret_cast<cudaStream_t>(stream));
   if (!s) return kInvalidHandle;
+  if (const cudaError_t e = check_capture_sync(*s)) return e;
   rt.timeline().wait(s->last);
   return driver_code(rt.sticky());
 }
@@ -418,16 +419,20 @@ CUresult cuStreamQuery(CUstream stream) {
   DRIVER_NEEDS_CONTEXT();
   Stream* s = rt.stream(reinterpret_cast<cudaStream_t>(stream));
   if (!s) return kInvalidHandle;
+  if (const cudaError_t e = check_capture_sync(*s)) return e;
   return rt.poll(s->last) ? kSuccess : 600;  // CUDA_ERROR_NOT_READY
 }
 
-CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned) {
+CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned flags) {
   DRIVER_ENTER();
   DRIVER_NEEDS_CONTEXT();
   Stream* s = rt.stream(reinterpret_cast<cudaStream_t>(stream));
   Event* e = rt.event(reinterpret_cast<cudaEvent_t>(event));
   if (!s || !e) return kInvalidHandle;
-  if (e->marker) s->pending_waits.push_back(e->marker);
+  if (flags > 1) return kInvalidValue;
+  bool captured = false;  // a fork or join of a stream capture (engine/graph_capture.h)
+  if (const cudaError_t err = capture_wait_event(*s, *e, flags, &captured)) return err;
+  if (!captured && e->marker) s->pending_waits.push_back(e->marker);
   return kSuccess;
 }
 
@@ -458,6 +463,7 @@ CUresult cuEventSynchronize(CUevent event) {
   DRIVER_ENTER();
   Event* e = rt.event(reinterpret_cast<cudaEvent_t>(event));
   if (!e) return kInvalidHandle;
+  if (recorded_in_capture(*e)) return cudaErrorCapturedEvent;
   rt.timeline().wait(e->marker);
   return driver_code(rt.sticky());
 }
@@ -466,6 +472,7 @@ CUresult cuEventQuery(CUevent event) {
   DRIVER_ENTER();
   Event* e = rt.event(reinterpret_cast<cudaEvent_t>(event));
   if (!e) return kInvalidHandle;
+  if (recorded_in_capture(*e)) return cudaErrorCapturedEvent;
   return rt.poll(e->marker) ? kSuccess : 600;
 }
 

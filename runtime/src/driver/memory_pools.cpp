@@ -2,6 +2,7 @@
 #include "engine/memory_pools.h"
 #include "cudart/entry.h"
 #include "driver/driver_entry.h"
+#include "engine/graph_capture.h"
 
 using namespace cnuas::cuda;
 using namespace cnuas::cuda::driver;
@@ -14,9 +15,9 @@ CUresult allocate(Runtime& rt, CUdeviceptr* ptr, std::size_t bytes, MemoryPool* 
   if (!s) return kInvalidHandle;
   if (!ptr || !pool) return kInvalidValue;
   void* p = nullptr;
-  // Under stream capture the memory is allocated at once, outside the pool.
-  const cudaError_t e = s->capturing ? rt.malloc_device(&p, bytes, pool->device)
-                                     : rt.memory_pools().allocate(&p, bytes, *pool, *s);
+  // Under stream capture: a graph allocation node (engine/graph_capture.h).
+  const cudaError_t e = s->capturing() ? capture_malloc(rt, *s, &p, bytes)
+                                       : rt.memory_pools().allocate(&p, bytes, *pool, *s);
   *ptr = reinterpret_cast<CUdeviceptr>(p);
   return driver_code(e);
 }

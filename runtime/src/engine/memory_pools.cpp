@@ -263,7 +263,7 @@ cudaError_t MemoryPools::free(std::uint64_t base, Stream* stream) {
   }
   auto owner = allocation_pool_.find(base);
   if (owner == allocation_pool_.end()) return kInvalidValue;
-  if (stream && stream->capturing) return cudaErrorStreamCaptureUnsupported;
+  if (stream && stream->capturing()) return cudaErrorStreamCaptureUnsupported;
   MemoryPool& pool = *owner->second;
   const MemoryPool::Live live = pool.live.at(base);
   pool.live.erase(base);

@@ -10,6 +10,7 @@
 
 #include "core/kernel/errors.h"
 #include "engine/access_policies.h"
+#include "engine/graph_capture.h"
 #include "engine/ipc_handles.h"
 #include "engine/memory_pools.h"
 #include "engine/virtual_memory.h"
@@ -317,6 +318,8 @@ cudaError_t Runtime::synchronize_device() {
 }
 
 void Runtime::record_event(Event& e, Stream& s) {
+  if (s.capturing()) return capture_event_record(e, s);
+  e.captured_in.reset();
   auto marker = std::make_shared<Command>();
   marker->name = "event";
   e.marker = marker;

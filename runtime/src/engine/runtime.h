@@ -95,6 +95,9 @@ struct Event {
   unsigned flags = 0;
   CommandPtr marker;
   int device = 0;
+  // Recorded in a capturing stream: the capture and the nodes the record followed.
+  std::weak_ptr<CaptureSession> captured_in;
+  std::vector<GraphNode*> captured_after;
   int references = 1;  // the creator's, and one per cudaIpcOpenEventHandle
 };
 
@@ -200,6 +203,20 @@ class Runtime {
   cudaError_t memset(void* dst, std::size_t pitch, int value, std::size_t width, std::size_t height,
                      unsigned element_bytes, cudaStream_t stream, bool synchronous);
   cudaError_t free_async(void* ptr, cudaStream_t stream);
+  // ---- commands: what a stream or a graph launch issues ----
+  // Each check returns the error the call returns; the command builders
+  // assume a check passed. The commands carry their NodeSpec for capture.
+  cudaError_t check_copy(const Copy& c);
+  CommandPtr copy_command(const Copy& c);
+  cudaError_t check_memset(void* dst, std::size_t pitch, std::size_t width, std::size_t height,
+                           unsigned element_bytes);
+  CommandPtr memset_command(void* dst, std::size_t pitch, int value, std::size_t width,
+                            std::size_t height, unsigned element_bytes);
+  // Checks a launch on `device` and trims the packed parameters to the kernel's.
+  cudaError_t check_launch(Kernel& k, const LaunchRequest& r, std::vector<std::uint8_t>& params,
+                           int device);
+  CommandPtr kernel_command(Kernel& k, const LaunchRequest& r, std::vector<std::uint8_t> params,
+                            int device);
   // Allocations the engine's other memory managers make and end.
   void track(const Allocation& a) { allocations_[a.base] = a; }
   void untrack(std::uint64_t base) { allocations_.erase(base); }

@@ -11,6 +11,7 @@
 
 #include "engine/access_policies.h"
 #include "engine/device_images.h"
+#include "engine/graph.h"
 #include "engine/runtime.h"
 #include "gpu/power_model.h"
 #include "ptx/ir.h"
@@ -223,10 +224,20 @@ cudaError_t Runtime::launch(Kernel& k, const LaunchRequest& r, void** args) {
 
 cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
                                    std::vector<std::uint8_t> params) {
-  const ptx::Function* f = function(k);
-  if (!f) return record(cudaErrorInvalidDeviceFunction);
+  if (!function(k)) return record(cudaErrorInvalidDeviceFunction);
   Stream* s = stream(r.stream);
   if (!s) return record(cudaErrorInvalidResourceHandle);
+  if (const cudaError_t e = check_launch(k, r, params, s->device)) return e;
+  LaunchRequest on_stream = r;  // the stream's access policy window, unless the launch has one
+  on_stream.access_policy = access_policies_->for_launch(r, *s);
+  submit(*s, kernel_command(k, on_stream, std::move(params), s->device));
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::check_launch(Kernel& k, const LaunchRequest& r,
+                                  std::vector<std::uint8_t>& params, int dev) {
+  const ptx::Function* f = function(k);
+  if (!f) return record(cudaErrorInvalidDeviceFunction);
   // A packed buffer may carry the tail padding of the host struct it came from.
   if (params.size() < f->param_bytes) return record(cudaErrorInvalidValue);
   params.resize(f->param_bytes);
@@ -242,9 +253,22 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
   if (r.cooperative) {
     const int per_sm = max_active_blocks(k, static_cast<int>(threads), r.shared);
     const std::uint64_t ctas = std::uint64_t{r.grid.x} * r.grid.y * r.grid.z;
-    if (ctas > std::uint64_t(per_sm) * device(s->device).desc.sm_count)
+    if (ctas > std::uint64_t(per_sm) * device(dev).desc.sm_count)
       return record(cudaErrorCooperativeLaunchTooLarge);
   }
+  return cudaSuccess;
+}
+
+CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
+                                   std::vector<std::uint8_t> params, int dev) {
+  const ptx::Function* f = function(k);
+  const std::uint64_t threads = std::uint64_t{r.block.x} * r.block.y * r.block.z;
+  auto spec = std::make_shared<NodeSpec>();
+  spec->type = NodeType::Kernel;
+  spec->kernel = &k;
+  spec->launch = r;
+  spec->launch.stream = nullptr;
+  spec->params = params;
   auto config = std::make_shared<ptx::LaunchConfig>();
   config->grid = {r.grid.x, r.grid.y, r.grid.z};
   config->block = {r.block.x, r.block.y, r.block.z};
@@ -252,14 +276,14 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
   config->dynamic_shared_bytes = static_cast<std::uint32_t>(r.shared);
   config->params = std::move(params);
   config->stack_bytes = static_cast<std::uint32_t>(stack_bytes);
-  config->sm_count = device(s->device).desc.sm_count;
+  config->sm_count = device(dev).desc.sm_count;
   config->textures = &textures_;
   // How many CTAs the device holds resident at once (occupancy x SMs).
   config->resident_ctas =
       std::uint64_t(std::max(1, max_active_blocks(k, static_cast<int>(threads), r.shared))) *
-      device(s->device).desc.sm_count;
+      device(dev).desc.sm_count;
   if (r.cooperative) {
-    DeviceState& d = device(s->device);
+    DeviceState& d = device(dev);
     if (d.grid_workspace == 0) d.grid_workspace = memory_.allocate(64, 256);
     config->cooperative = true;
     config->envreg[1] = static_cast<std::uint32_t>(d.grid_workspace >> 32);
@@ -267,17 +291,19 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
   }
   auto cmd = std::make_shared<Command>();
   cmd->name = k.name;
-  const DeviceDesc& desc = device(s->device).desc;
+  cmd->spec = std::move(spec);
+  const DeviceDesc& desc = device(dev).desc;
   cmd->route = &session_->local(desc.element);
   gpu::KernelLaunch launch;
   launch.module = k.module->loaded.get();
   launch.kernel = k.name;
   launch.clustered = config->cluster.count() > 1 ||
                      f->cluster_dims[0] * f->cluster_dims[1] * f->cluster_dims[2] > 1;
-  launch.l2_policy = access_policies_->for_launch(r, *s);
+  launch.l2_policy = r.access_policy ? *r.access_policy : gpu::L2AccessPolicy{};
+  launch.l2_policy.set_aside_bytes = access_policies_->persisting_limit(dev);
   // The device executes the kernel when its stream lets it run, so that it
   // sees the memory every earlier command left.
-  const int device_index = s->device;
+  const int device_index = dev;
   Module& module = *k.module;
   cmd->start = [this, launch, config, &desc, device_index, &module](Command& c) mutable {
     if (fault_ == cudaSuccess) {
@@ -322,8 +348,7 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
     print_memory_reports();
     c.dims.set(WorkDim::DeviceTime, 0);  // a faulted kernel takes its launch overhead
   };
-  submit(*s, cmd);
-  return cudaSuccess;
+  return cmd;
 }
 
 void Runtime::print_memory_reports() {
