@@ -384,6 +384,10 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
       inst.flags |= kIdx;
     } else if (inst.op == Opcode::cvta && m == "to") {
       inst.flags |= kTo;
+    } else if (inst.op == Opcode::griddepcontrol && (m == "wait" || m == "launch_dependents")) {
+      // Programmatic dependent launch: launches on a stream run one after
+      // another, so the grids a kernel waits for have finished and there is
+      // nothing to release early.
     } else if (harmless(m)) {
       // accepted: no functional effect
     } else if (inst.unsupported.empty()) {
