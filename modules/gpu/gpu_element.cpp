@@ -27,7 +27,8 @@ const Schema& Gpu::schema() {
           // What the CUDA runtime reports for the device, and the issue rate of
           // PTX kernels: sm_count x issue_width warp instructions per SM clock.
           .text("device_name", "Cnuas analytic GPU", "name reported by cudaGetDeviceProperties")
-          .text("compute_capability", "9.0", "major.minor; picks the PTX a program embeds")
+          .text("compute_capability", "9.0",
+                "major.minor; picks the PTX a program embeds (13.0 for CUDA libraries)")
           .integer("sm_count", 132, "streaming multiprocessors", 1, 4096)
           .quantity("sm_clock", Dimension::Frequency, "1.98 GHz", "SM (boost) clock", true)
           .integer("issue_width", 4, "warp instructions an SM issues per clock", 1, 64)

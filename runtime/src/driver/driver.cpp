@@ -359,38 +359,6 @@ CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned v, std::size_t n, CUstream s
   return set_bytes(dst, v, n, 4, s, false);
 }
 
-CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                        unsigned by, unsigned bz, unsigned shared, CUstream stream, void** params,
-                        void** extra) {
-  DRIVER_ENTER();
-  DRIVER_NEEDS_CONTEXT();
-  if (!f) return kInvalidHandle;
-  auto* k = reinterpret_cast<Kernel*>(f);
-  LaunchRequest r;
-  r.grid = {gx, gy, gz};
-  r.block = {bx, by, bz};
-  r.shared = shared;
-  r.stream = reinterpret_cast<cudaStream_t>(stream);
-  if (params && extra) return kInvalidValue;
-  if (params) return driver_code(rt.launch(*k, r, params));
-  // extra: CU_LAUNCH_PARAM_BUFFER_POINTER (1), _SIZE (2), terminated by _END (0).
-  const void* buffer = nullptr;
-  std::size_t size = 0;
-  for (void** e = extra; e && *e; e += 2) {
-    const auto tag = reinterpret_cast<std::uintptr_t>(e[0]);
-    if (tag == 1)
-      buffer = e[1];
-    else if (tag == 2)
-      size = *static_cast<std::size_t*>(e[1]);
-    else
-      return kInvalidValue;
-  }
-  if (extra && !buffer) return kInvalidValue;
-  const auto* bytes = static_cast<const std::uint8_t*>(buffer);
-  return driver_code(
-      rt.launch_packed(*k, r, std::vector<std::uint8_t>(bytes, bytes + (bytes ? size : 0))));
-}
-
 CUresult cuStreamCreate(CUstream* stream, unsigned flags) {
   DRIVER_ENTER();
   DRIVER_NEEDS_CONTEXT();

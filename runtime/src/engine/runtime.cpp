@@ -147,6 +147,9 @@ void Runtime::write_gpu_outputs() {
       nlohmann::json dj = gpu::summary_json(sum, *arch, cycles);
       dj["device"] = d.desc.element;
       dj["architecture"] = arch->name;
+      // What CUDA programs were told, which may be another part than the
+      // model's (a newer capability, for libraries to hand over their PTX).
+      dj["compute_capability"] = fmt::format("{}.{}", d.desc.arch / 10, d.desc.arch % 10);
       dj["kernels"] = kernels;
       j["devices"].push_back(std::move(dj));
     }

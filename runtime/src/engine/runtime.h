@@ -64,6 +64,8 @@ struct Array {
 // A module: the PTX of one fat binary (or one cuModuleLoadData), parsed and
 // loaded into device memory on first use.
 struct Module {
+  // A fat binary container not read yet (a library's, read on first use).
+  const std::uint8_t* image = nullptr;
   std::vector<FatbinEntry> entries;
   // Relocatable device code (nvcc -rdc=true): each translation unit's fat
   // binary, linked when the module loads (engine/device_images.h).
@@ -81,6 +83,8 @@ struct Kernel {
   Module* module = nullptr;
   std::string name;
   int max_dynamic_shared = -1;  // cudaFuncAttributeMaxDynamicSharedMemorySize; -1: default
+  int carveout = -1;            // preferred shared memory carve-out, a hint; -1: default
+  bool non_portable_clusters = false;
 };
 
 struct Variable {
@@ -147,6 +151,7 @@ class Runtime {
   cudaError_t peek_last_error() const;
   // Names an unsupported call on stderr once and returns cudaErrorNotSupported.
   cudaError_t unsupported(const char* function);
+  LogLevel log_level() const { return log_level_; }  // CNUAS_LOG
 
   // ---- devices ----
   int device_count() const { return static_cast<int>(devices_.size()); }
@@ -230,6 +235,8 @@ class Runtime {
   cudaError_t load_fatbin_image(const void* image, Module** out);
   cudaError_t kernel(const void* host, Kernel** out);
   cudaError_t kernel_by_name(Module* m, const char* name, Kernel** out);
+  // The one handle of a module's kernel, not checked until the module loads.
+  Kernel* kernel_handle(Module* m, const std::string& name);
   cudaError_t symbol(const void* host, std::uint64_t* address, std::size_t* size);
   cudaError_t symbol_by_name(Module* m, const char* name, std::uint64_t* address,
                              std::size_t* size);

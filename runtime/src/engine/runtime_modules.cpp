@@ -29,6 +29,18 @@ cudaError_t fault_code(const std::string& message) {
   return cudaErrorLaunchFailure;
 }
 
+// Reads a library's fat binary container on first use: libraries carry
+// hundreds, of which a program runs a few.
+void read_library_image(Module& m) {
+  try {
+    m.entries = parse_fatbin(m.image, fatbin_container_size(m.image), false);
+  } catch (const FatbinError& e) {
+    m.error = e.what();
+    m.error_code = cudaErrorInvalidKernelImage;
+  }
+  m.image = nullptr;
+}
+
 }  // namespace
 
 Registrations& Registrations::get() {
@@ -99,6 +111,7 @@ cudaError_t Runtime::load_fatbin_image(const void* image, Module** out) {
 
 cudaError_t Runtime::ensure_loaded(Module& m) {
   if (m.loaded) return cudaSuccess;
+  if (m.image) read_library_image(m);
   if (m.error.empty()) {
     const unsigned arch = devices_.front().desc.arch;
     std::string text = m.ptx;
@@ -126,6 +139,9 @@ cudaError_t Runtime::ensure_loaded(Module& m) {
       } else {
         text = e->text;
         file = fmt::format("{} (compute_{})", m.origin, e->arch);
+        if (log_level_ >= LogLevel::Info)
+          std::cerr << "cnuas: " << m.origin << ": runs its PTX for compute_" << e->arch
+                    << " (of: " << entry_list(m.entries) << ")\n";
       }
     }
     if (m.error.empty()) {
@@ -176,15 +192,20 @@ cudaError_t Runtime::kernel(const void* host, Kernel** out) {
 cudaError_t Runtime::kernel_by_name(Module* m, const char* name, Kernel** out) {
   if (!m || !name) return record(cudaErrorInvalidValue);
   if (const cudaError_t e = ensure_loaded(*m)) return e;
+  Kernel* k = kernel_handle(m, name);
+  if (!function(*k)) return record(cudaErrorSymbolNotFound);
+  *out = k;
+  return cudaSuccess;
+}
+
+Kernel* Runtime::kernel_handle(Module* m, const std::string& name) {
   auto& slot = named_kernels_[{m, name}];
   if (!slot) {
     slot = std::make_unique<Kernel>();
     slot->module = m;
     slot->name = name;
   }
-  if (!function(*slot)) return record(cudaErrorSymbolNotFound);
-  *out = slot.get();
-  return cudaSuccess;
+  return slot.get();
 }
 
 const ptx::Function* Runtime::function(const Kernel& k) const {
