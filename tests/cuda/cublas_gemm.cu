@@ -2,9 +2,9 @@
 // reaches libcuda.so.1 through cuGetProcAddress and the driver's export
 // tables, loads its fat binaries' PTX and launches its own kernels. Each call
 // is checked against a host reference computed in double precision.
-// Usage: cublas_gemm [sgemm|dgemm|gemmex|hgemm|batched|lt|blas1|all|time] [m n k]
-// (default all, 67 45 33: no dimension a multiple of a tile); `time` runs one
-// SGEMM and prints its wall and simulated time.
+// Usage: cublas_gemm [sgemm|dgemm|gemmex|hgemm|batched|lt|graph|blas1|all|time|refused]
+// [m n k] (default all, 67 45 33: no dimension a multiple of a tile); `time`
+// runs one SGEMM and prints its wall and simulated time.
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -351,6 +351,51 @@ int check_lt_bias(int m, int n, int k, bool relu) {
   return 0;
 }
 
+// cublasSgemm captured into a CUDA graph on a stream: nothing runs while
+// capturing (C keeps its sentinel), each launch of the graph computes C = A B
+// exactly (sixteenths).
+int check_graph(cublasHandle_t h, int m, int n, int k) {
+  const float alpha = 1.0f, beta = 0.0f, sentinel = -7.0f;
+  const std::vector<float> a = sixteenths(static_cast<std::size_t>(m) * k, 21);
+  const std::vector<float> b = sixteenths(static_cast<std::size_t>(k) * n, 22);
+  const std::vector<float> c0(static_cast<std::size_t>(m) * n, sentinel);
+  float *da = to_device(a), *db = to_device(b), *dc = to_device(c0);
+  CHECK(da && db && dc);
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreate(&s));
+  CUBLAS_OK(cublasSetStream(h, s));
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CUBLAS_OK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, da, m, db, k, &beta, dc, m));
+  cudaGraph_t graph;
+  CUDA_OK(cudaStreamEndCapture(s, &graph));
+  CHECK(to_host(dc, c0.size()) == c0);
+  cudaGraphExec_t exec;
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int launch = 0; launch < 2; ++launch) {
+    CUDA_OK(cudaMemcpy(dc, c0.data(), c0.size() * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaGraphLaunch(exec, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+    const std::vector<float> c = to_host(dc, c0.size());
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        double sum = 0;
+        for (int p = 0; p < k; ++p)
+          sum += double(a[static_cast<std::size_t>(p) * m + i]) *
+                 b[static_cast<std::size_t>(j) * k + p];
+        CHECK(c[static_cast<std::size_t>(j) * m + i] == sum);
+      }
+  }
+  CUDA_OK(cudaGraphExecDestroy(exec));
+  CUDA_OK(cudaGraphDestroy(graph));
+  CUBLAS_OK(cublasSetStream(h, nullptr));
+  CUDA_OK(cudaStreamDestroy(s));
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dc);
+  std::printf("sgemm captured in a graph, launched twice, matches the exact reference\n");
+  return 0;
+}
+
 // One SGEMM (NN) timed: host wall time of the call and its synchronization,
 // simulated time between events around it; checks a few elements.
 int time_sgemm(cublasHandle_t h, int m, int n, int k) {
@@ -425,12 +470,12 @@ int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "all";
   const int m = argc > 4 ? std::atoi(argv[2]) : 67, n = argc > 4 ? std::atoi(argv[3]) : 45,
             k = argc > 4 ? std::atoi(argv[4]) : 33;
-  const char* modes[] = {"sgemm", "dgemm", "gemmex", "hgemm", "batched",
-                         "lt",    "blas1", "all",    "time",  "refused"};
+  const char* modes[] = {"sgemm", "dgemm", "gemmex", "hgemm", "batched", "lt",
+                         "graph", "blas1", "all",    "time",  "refused"};
   if (std::find(std::begin(modes), std::end(modes), what) == std::end(modes)) {
     std::fprintf(stderr,
-                 "usage: cublas_gemm [sgemm|dgemm|gemmex|hgemm|batched|lt|blas1|all|time|"
-                 "refused] [m n k]\n");
+                 "usage: cublas_gemm [sgemm|dgemm|gemmex|hgemm|batched|lt|graph|blas1|all|"
+                 "time|refused] [m n k]\n");
     return 2;
   }
   cublasHandle_t h;
@@ -465,6 +510,9 @@ int main(int argc, char** argv) {
   }
   if (what == "lt" || what == "all") {
     if (check_lt_bias(m, n, k, false) || check_lt_bias(m, n, k, true)) return 1;
+  }
+  if (what == "graph" || what == "all") {
+    if (check_graph(h, m, n, k)) return 1;
   }
   if (what == "blas1" || what == "all") {
     if (check_blas1(h)) return 1;
