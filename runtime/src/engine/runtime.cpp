@@ -12,6 +12,7 @@
 #include "engine/access_policies.h"
 #include "engine/graph_capture.h"
 #include "engine/ipc_handles.h"
+#include "engine/library_capability.h"
 #include "engine/memory_pools.h"
 #include "engine/virtual_memory.h"
 #include "gpu/perf_json.h"
@@ -66,6 +67,17 @@ Runtime::Runtime() {
   // through with a warning, as the hardware does, or a fault when strict.
   memory_.set_strict(settings.strict_memory);
   const std::string platform_file = settings.run.platform_file;
+  if (const auto library = loaded_library_needing_newer_gpu();
+      library && std::getenv("CNUAS_GPU_COMPUTE_CAPABILITY") == nullptr) {
+    settings.run.field_overrides.push_back(
+        {"compute_capability", kLibraryComputeCapability,
+         fmt::format("{} is loaded (set CNUAS_GPU_COMPUTE_CAPABILITY to choose)", *library)});
+    if (log_level_ >= LogLevel::Info)
+      std::cerr << fmt::format(
+          "cnuas: {} is loaded: the GPUs report compute capability {}, for which it hands the "
+          "driver PTX (set CNUAS_GPU_COMPUTE_CAPABILITY to choose another)\n",
+          *library, kLibraryComputeCapability);
+  }
   session_ = std::make_unique<PlatformSession>(std::move(settings.run));
   timeline_ = std::make_unique<Timeline>(*session_);
   timeline_->on_sync([this] { flush_printf(); });
