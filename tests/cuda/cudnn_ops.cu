@@ -401,7 +401,7 @@ int check_relu(cudnnHandle_t h) {
   return 0;
 }
 
-// Max pooling 2x2, stride 2, no padding: 13x13 -> 6x6; each output is the
+// Max pooling 2x2, stride 2, no padding: 13x13 to 6x6; each output is the
 // largest of its four inputs, exactly.
 int check_max_pool(cudnnHandle_t h) {
   const int OH = (H - 2) / 2 + 1, OW = (W - 2) / 2 + 1;
@@ -432,7 +432,7 @@ int check_max_pool(cudnnHandle_t h) {
             m = std::max(m, x[(static_cast<std::size_t>(i) * H + 2 * p + r) * W + 2 * q + s]);
         CHECK(y[(static_cast<std::size_t>(i) * OH + p) * OW + q] == m);
       }
-  std::printf("max pooling 2x2/2: %dx%d -> %dx%d matches exactly\n", H, W, OH, OW);
+  std::printf("max pooling 2x2/2: %dx%d to %dx%d matches exactly\n", H, W, OH, OW);
   cudaFree(dx);
   cudaFree(dy);
   return 0;
