@@ -640,6 +640,7 @@ class Parser {
     f.defined = true;
     function_ = &f;
     registers_.clear();
+    shadowed_.clear();
     labels_.clear();
     fixups_.clear();
     scopes_.emplace_back();
@@ -678,7 +679,9 @@ class Parser {
       if (accept('}')) return;
       if (accept('{')) {
         scopes_.emplace_back();
+        shadowed_.emplace_back();
         parse_body();
+        end_register_scope();
         scopes_.pop_back();
         continue;
       }
@@ -745,8 +748,27 @@ class Parser {
   }
 
   void add_register(const std::string& name, Type type) {
+    if (!shadowed_.empty()) {  // inside a { } block: the name is the block's until its '}'
+      auto r = registers_.find(name);
+      shadowed_.back().emplace_back(
+          name, r == registers_.end() ? std::nullopt : std::optional<std::int32_t>(r->second));
+    }
     registers_[name] = static_cast<std::int32_t>(function_->registers.size());
     function_->registers.push_back({name, type});
+  }
+
+  // At a block's '}': its register names give way to the enclosing ones again
+  // (inline asm declares `.reg .pred %p1;` in a block inside functions that
+  // have their own %p1).
+  void end_register_scope() {
+    auto& names = shadowed_.back();
+    for (auto n = names.rbegin(); n != names.rend(); ++n) {
+      if (n->second)
+        registers_[n->first] = *n->second;
+      else
+        registers_.erase(n->first);
+    }
+    shadowed_.pop_back();
   }
 
   std::optional<Symbol> lookup(const std::string& name) const {
@@ -1097,6 +1119,8 @@ class Parser {
   std::vector<std::map<std::string, Symbol>> scopes_;
   Function* function_ = nullptr;
   std::map<std::string, std::int32_t> registers_;
+  // Per open { } block in a body, the names its .reg declarations shadow.
+  std::vector<std::vector<std::pair<std::string, std::optional<std::int32_t>>>> shadowed_;
   std::map<std::string, std::uint32_t> labels_;
   std::vector<std::pair<std::uint32_t, Token>> fixups_;
   std::map<std::string, std::vector<std::pair<Token, std::uint32_t>>> branch_tables_;

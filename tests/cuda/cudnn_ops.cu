@@ -5,8 +5,7 @@
 // batch-norm inference, each against a host reference in double precision.
 // An algorithm cuDNN itself refuses for this case (workspace query or call
 // returning CUDNN_STATUS_NOT_SUPPORTED) is listed as "not supported by cuDNN";
-// any other failure is a failed check, except the few listed in
-// known_not_working(), which are reported as such.
+// any other failure is a failed check.
 // Usage: cudnn_ops [all|conv|ops|one] (default all); `one` runs the implicit-GEMM
 // forward and the ReLU only (the performance-mode run), printing wall and
 // simulated time.
@@ -215,43 +214,19 @@ bool bwd_filter_transform(cudnnConvolutionBwdFilterAlgo_t a) {
          a == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
 }
 
-// What happened to one algorithm: run and matched, refused by cuDNN, known not
-// to work on the simulator (docs/cuda-runtime.md), or failed.
+// What happened to one algorithm: run and matched, refused by cuDNN, or failed.
 struct Tally {
-  int matched = 0, unsupported = 0, known = 0, failed = 0;
+  int matched = 0, unsupported = 0, failed = 0;
 };
-
-// The algorithms known to give wrong results on the simulator, and why. Each
-// is still run and reported; one that starts to match fails the test so that
-// this list (and the docs) stay true.
-const char* known_not_working(const std::string& pass, const std::string& algo) {
-  if (algo == "FFT" || (algo == "FFT_TILING" && pass != "backward filter"))
-    return "the complex GEMM between cuDNN's FFTs (cutlass_80_simt_cgemm_forwardCompat_"
-           "32x64_16x4_tn_align1) gives wrong values on the PTX engine; cause not found yet";
-  return nullptr;
-}
 
 // One algorithm's outcome: `status` from the workspace query or the call.
 // NOT_SUPPORTED is cuDNN's own verdict for this case; anything else but
 // success is a failure.
 void record(Tally* tally, const char* pass, const char* algo, cudnnStatus_t status, bool ok,
             double worst) {
-  const char* known = known_not_working(pass, algo);
   if (status == CUDNN_STATUS_NOT_SUPPORTED) {
     std::printf("%s %s: not supported by cuDNN for this case\n", pass, algo);
     ++tally->unsupported;
-  } else if (known && ok) {
-    std::printf(
-        "%s %s: FAILED: listed as not working but matches the host now: update the "
-        "list and docs/cuda-runtime.md\n",
-        pass, algo);
-    ++tally->failed;
-  } else if (known) {
-    std::printf("%s %s: KNOWN NOT TO WORK on the simulator (%s, worst relative error %.3g): %s\n",
-                pass, algo,
-                status == CUDNN_STATUS_SUCCESS ? "wrong result" : cudnnGetErrorString(status),
-                worst, known);
-    ++tally->known;
   } else if (status != CUDNN_STATUS_SUCCESS) {
     std::printf("%s %s: FAILED: %s\n", pass, algo, cudnnGetErrorString(status));
     ++tally->failed;
@@ -315,9 +290,9 @@ int check_convolutions(cudnnHandle_t h, bool forward_only, Tally* tally) {
     record(tally, "forward", fwd_name(algo), s, ok, worst);
     cudaFree(ws);
   }
-  // FFT and FFT_TILING on the first image alone: with one image cuDNN puts a
-  // cuBLAS GEMV between the transforms instead of the CUTLASS complex GEMM that
-  // fails above, so this checks the FFT kernels themselves.
+  // FFT and FFT_TILING on the first image alone: with one image cuDNN puts
+  // cuBLAS's GEMV between the transforms instead of the CUTLASS complex GEMM
+  // it uses above, another path through the same FFT kernels.
   {
     cudnnTensorDescriptor_t x1, y1;
     CUDNN_OK(cudnnCreateTensorDescriptor(&x1));
@@ -588,9 +563,8 @@ int main(int argc, char** argv) {
       return 1;
     if (what != "ops") {
       std::printf(
-          "convolution algorithms: %d match the host, %d not supported by cuDNN, %d known "
-          "not to work on the simulator, %d failed\n",
-          tally.matched, tally.unsupported, tally.known, tally.failed);
+          "convolution algorithms: %d match the host, %d not supported by cuDNN, %d failed\n",
+          tally.matched, tally.unsupported, tally.failed);
       CHECK(tally.failed == 0);
       CHECK(tally.matched > 0);
     }

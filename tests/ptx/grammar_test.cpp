@@ -251,6 +251,60 @@ TEST(PtxGrammar, WarpSzIsThePredefinedConstant32) {
   EXPECT_EQ(f->static_shared_bytes, 32u * 4);  // lanes[WARP_SZ] of .b32, the only .shared
 }
 
+// A { } block's .reg declarations shadow the function's registers of the same
+// name only until its '}' (inline asm in CUTLASS declares `.reg .pred %p1;`
+// inside kernels that have their own %p1). Outside the block %p1 and %r1 are
+// the function's again: %p1 = (5 < 7) = true, %r1 = 11; inside, %p1 = false and
+// %r1 = 100 are other registers.
+const char* kBlockScopeModule = R"(
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry block_scope(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  setp.lt.s32 %p1, 5, 7;
+  mov.b32 %r1, 11;
+  {
+    .reg .pred %p1;
+    .reg .b32 %r1;
+    setp.gt.s32 %p1, 5, 7;
+    mov.b32 %r1, 100;
+    selp.b32 %r2, 1, 0, %p1;
+    st.global.u32 [%rd1], %r1;
+  }
+  selp.b32 %r3, 1, 0, %p1;
+  st.global.u32 [%rd1+4], %r2;
+  st.global.u32 [%rd1+8], %r3;
+  st.global.u32 [%rd1+12], %r1;
+  ret;
+}
+)";
+
+TEST(PtxGrammar, BlockRegistersShadowOnlyInsideTheirBlock) {
+  auto m = Module::parse(kBlockScopeModule, "block_scope.ptx");
+  EXPECT_TRUE(m->unsupported().empty());
+  DeviceMemory mem;
+  std::ostringstream out;
+  Executor exec(mem, out);
+  LoadedModule lm(m, mem);
+  const std::uint64_t buf = mem.allocate(4 * 4);
+  LaunchConfig cfg;
+  cfg.params.resize(8);
+  std::memcpy(cfg.params.data(), &buf, 8);
+  exec.launch(lm, "block_scope", cfg);
+  std::uint32_t h[4];
+  mem.read(buf, h, sizeof h);
+  EXPECT_EQ(h[0], 100u);  // the block's %r1
+  EXPECT_EQ(h[1], 0u);    // the block's %p1: 5 > 7 is false
+  EXPECT_EQ(h[2], 1u);    // the function's %p1 after the block: 5 < 7
+  EXPECT_EQ(h[3], 11u);   // the function's %r1, untouched by the block
+}
+
 // Each kernel's own .shared starts after the module's .shared (also what is
 // declared after the kernels, for device functions there), and the kernels
 // overlap there.
