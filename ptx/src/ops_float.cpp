@@ -14,8 +14,11 @@ namespace {
 
 using u64 = std::uint64_t;
 
-float ftz(float v) {
-  return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(0.0f, v) : v;
+// A subnormal (zero exponent, nonzero fraction) becomes zero of its sign; by
+// the bits, inline, instead of a classification call per lane.
+inline float ftz(float v) {
+  const std::uint32_t b = static_cast<std::uint32_t>(f32_to_bits(v));
+  return (b & 0x7f800000u) == 0 && (b & 0x007fffffu) != 0 ? bits_to_f32(b & 0x80000000u) : v;
 }
 
 float sat(float v) {
@@ -140,6 +143,11 @@ void half_op(Ctx& c, const Instruction& i, unsigned arity, F core) {
 // the same bits. The FMA clone is chosen once per process.
 inline __attribute__((always_inline)) void fma_f32_lanes_body(u64* d, const u64* a, const u64* b,
                                                               const u64* x, std::uint32_t m) {
+  if (m == ~0u) {  // a converged warp: a straight loop
+    for (unsigned l = 0; l < 32; ++l)
+      d[l] = f32_to_bits(std::fma(bits_to_f32(a[l]), bits_to_f32(b[l]), bits_to_f32(x[l])));
+    return;
+  }
   for (unsigned l = 0; l < 32; ++l) {
     const u64 r = f32_to_bits(std::fma(bits_to_f32(a[l]), bits_to_f32(b[l]), bits_to_f32(x[l])));
     d[l] = ((m >> l) & 1) ? r : d[l];
