@@ -393,7 +393,12 @@ bool exec_integer(Ctx& c, const Instruction& i) {
         return true;
       }
       const unsigned bits = type_bits(i.type) ? type_bits(i.type) : 64;
-      map1(c, i, [bits](u64 a) { return truncate(a, bits); });
+      if (bits == 32)  // the common widths with the mask a constant: a straight copy
+        map1(c, i, [](u64 a) -> u64 { return static_cast<std::uint32_t>(a); });
+      else if (bits == 64)
+        map1(c, i, [](u64 a) { return a; });
+      else
+        map1(c, i, [bits](u64 a) { return truncate(a, bits); });
       return true;
     }
     case Opcode::selp:
@@ -570,6 +575,13 @@ bool exec_integer(Ctx& c, const Instruction& i) {
       map3(c, i, [&i](u64 a, u64 b, u64 x) { return prmt(a, b, x, i.mode); });
       return true;
     case Opcode::shl:
+      if (t.bits == 32) {  // the common width with the mask a constant
+        map2(c, i, [](u64 a, u64 b) -> u64 {
+          const u64 n = truncate(b, 32);
+          return n >= 32 ? 0 : static_cast<std::uint32_t>(a << n);
+        });
+        return true;
+      }
       map2(c, i, [t](u64 a, u64 b) {
         const u64 n = truncate(b, 32);
         return n >= t.bits ? 0 : t.trunc(a << n);
