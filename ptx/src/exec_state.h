@@ -126,8 +126,13 @@ struct Ctx {
     const unsigned b = type_bits(frame.fn->registers[static_cast<std::size_t>(r)].type);
     return b <= 8 ? 64 : b;
   }
-  // Source operand as 32 lane values: a register's own storage, or `scratch` filled.
-  const std::uint64_t* src(const Operand& o, std::uint64_t* scratch);
+  // Source operand as 32 lane values: a register's own storage, or `scratch`
+  // filled. A plain register (most operands) is resolved inline.
+  const std::uint64_t* src(const Operand& o, std::uint64_t* scratch) {
+    if (o.kind == Operand::Kind::Reg && !o.component) return reg(o.reg);
+    return src_filled(o, scratch);
+  }
+  const std::uint64_t* src_filled(const Operand& o, std::uint64_t* scratch);
   std::uint64_t symbol_value(const Operand& o, unsigned lane) const;
   std::uint64_t special(const Operand& o, unsigned lane) const;
   void special_lanes(const Operand& o, std::uint64_t* out) const;  // all 32 lanes

@@ -181,7 +181,7 @@ void Ctx::special_lanes(const Operand& o, std::uint64_t* out) const {
   }
 }
 
-const std::uint64_t* Ctx::src(const Operand& o, std::uint64_t* scratch) {
+const std::uint64_t* Ctx::src_filled(const Operand& o, std::uint64_t* scratch) {
   switch (o.kind) {
     case Operand::Kind::Reg:
       if (o.component) {  // !p

@@ -14,8 +14,11 @@ namespace {
 
 using u64 = std::uint64_t;
 
-float ftz(float v) {
-  return std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(0.0f, v) : v;
+// A subnormal (zero exponent, nonzero fraction) becomes zero of its sign; by
+// the bits, inline, instead of a classification call per lane.
+inline float ftz(float v) {
+  const std::uint32_t b = static_cast<std::uint32_t>(f32_to_bits(v));
+  return (b & 0x7f800000u) == 0 && (b & 0x007fffffu) != 0 ? bits_to_f32(b & 0x80000000u) : v;
 }
 
 float sat(float v) {
@@ -135,6 +138,45 @@ void half_op(Ctx& c, const Instruction& i, unsigned arity, F core) {
     map3(c, i, [&](u64 a, u64 b, u64 x) { return packed(a, b, x); });
 }
 
+// fma.rn.f32 on all lanes. std::fma is one instruction where the host has
+// FMA and a libm call per lane otherwise; both round once, so the results are
+// the same bits. The FMA clone is chosen once per process.
+inline __attribute__((always_inline)) void fma_f32_lanes_body(u64* d, const u64* a, const u64* b,
+                                                              const u64* x, std::uint32_t m) {
+  if (m == ~0u) {  // a converged warp: a straight loop
+    for (unsigned l = 0; l < 32; ++l)
+      d[l] = f32_to_bits(std::fma(bits_to_f32(a[l]), bits_to_f32(b[l]), bits_to_f32(x[l])));
+    return;
+  }
+  for (unsigned l = 0; l < 32; ++l) {
+    const u64 r = f32_to_bits(std::fma(bits_to_f32(a[l]), bits_to_f32(b[l]), bits_to_f32(x[l])));
+    d[l] = ((m >> l) & 1) ? r : d[l];
+  }
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("fma"))) void fma_f32_lanes_fma(u64* d, const u64* a, const u64* b,
+                                                      const u64* x, std::uint32_t m) {
+  fma_f32_lanes_body(d, a, b, x, m);
+}
+#endif
+void fma_f32_lanes_plain(u64* d, const u64* a, const u64* b, const u64* x, std::uint32_t m) {
+  fma_f32_lanes_body(d, a, b, x, m);
+}
+void fma_f32(Ctx& c, const Instruction& i) {
+  using Lanes = void (*)(u64*, const u64*, const u64*, const u64*, std::uint32_t);
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const Lanes lanes =
+      __builtin_cpu_supports("fma") ? fma_f32_lanes_fma : fma_f32_lanes_plain;
+#else
+  static const Lanes lanes = fma_f32_lanes_plain;
+#endif
+  std::uint64_t sa[32], sb[32], sc[32];
+  const u64* a = c.src(i.ops[1], sa);
+  const u64* b = c.src(i.ops[2], sb);
+  const u64* x = c.src(i.ops[3], sc);
+  if (i.ops[0].kind != Operand::Kind::Reg) return;
+  lanes(c.reg(i.ops[0].reg), a, b, x, c.mask);
+}
 bool is_half(Type t) {
   return t == Type::F16 || t == Type::F16x2 || t == Type::BF16 || t == Type::BF16x2;
 }
@@ -386,6 +428,10 @@ bool exec_float(Ctx& c, const Instruction& i) {
         });
         return true;
       case Opcode::sub:
+        if ((r == Round::None || r == Round::Rn) && !i.has(kFtz) && !i.has(kSat)) {
+          map2(c, i, [](u64 a, u64 b) { return f32_to_bits(bits_to_f32(a) - bits_to_f32(b)); });
+          return true;
+        }
         f32_rounded(c, i, 2, [](float a, float b, float) {
           volatile float v = a - b;
           return float{v};
@@ -404,9 +450,7 @@ bool exec_float(Ctx& c, const Instruction& i) {
       case Opcode::fma:
       case Opcode::mad:
         if ((r == Round::None || r == Round::Rn) && !i.has(kFtz) && !i.has(kSat)) {
-          map3(c, i, [](u64 a, u64 b, u64 x) {
-            return f32_to_bits(std::fma(bits_to_f32(a), bits_to_f32(b), bits_to_f32(x)));
-          });
+          fma_f32(c, i);
           return true;
         }
         f32_rounded(c, i, 3, [](float a, float b, float x) {
@@ -415,18 +459,30 @@ bool exec_float(Ctx& c, const Instruction& i) {
         });
         return true;
       case Opcode::div:
+        if ((r == Round::None || r == Round::Rn) && !i.has(kFtz) && !i.has(kSat)) {
+          map2(c, i, [](u64 a, u64 b) { return f32_to_bits(bits_to_f32(a) / bits_to_f32(b)); });
+          return true;
+        }
         f32_rounded(c, i, 2, [](float a, float b, float) {
           volatile float v = a / b;
           return float{v};
         });
         return true;
       case Opcode::rcp:
+        if ((r == Round::None || r == Round::Rn) && !i.has(kFtz) && !i.has(kSat)) {
+          map1(c, i, [](u64 a) { return f32_to_bits(1.0f / bits_to_f32(a)); });
+          return true;
+        }
         f32_rounded(c, i, 1, [](float a, float, float) {
           volatile float v = 1.0f / a;
           return float{v};
         });
         return true;
       case Opcode::sqrt:
+        if ((r == Round::None || r == Round::Rn) && !i.has(kFtz) && !i.has(kSat)) {
+          map1(c, i, [](u64 a) { return f32_to_bits(std::sqrt(bits_to_f32(a))); });
+          return true;
+        }
         f32_rounded(c, i, 1, [](float a, float, float) {
           volatile float v = std::sqrt(a);
           return float{v};
@@ -464,9 +520,17 @@ bool exec_float(Ctx& c, const Instruction& i) {
         f32_op(c, i, 2, [nan_mode](float a, float b, float) { return fmax_ptx(a, b, nan_mode); });
         return true;
       case Opcode::abs:
+        if (!i.has(kFtz) && !i.has(kSat)) {
+          map1(c, i, [](u64 a) { return f32_to_bits(std::fabs(bits_to_f32(a))); });
+          return true;
+        }
         f32_op(c, i, 1, [](float a, float, float) { return std::fabs(a); });
         return true;
       case Opcode::neg:
+        if (!i.has(kFtz) && !i.has(kSat)) {
+          map1(c, i, [](u64 a) { return f32_to_bits(-bits_to_f32(a)); });
+          return true;
+        }
         f32_op(c, i, 1, [](float a, float, float) { return -a; });
         return true;
       case Opcode::copysign:

@@ -2,6 +2,7 @@
 // div/rem, min/max/abs/neg, popc/clz/bfind/brev/bfe/bfi/prmt, shifts, logic,
 // lop3, dp4a/dp2a, sad, bmsk, szext, mov, selp, setp/set on integers.
 #include <limits>
+#include <type_traits>
 
 #include "lanes.h"
 
@@ -246,21 +247,54 @@ void set_predicates(Ctx& c, const Instruction& i, Test test) {
 
 // setp without a combining predicate, one comparison for all 32 lanes
 // (compare_int's result, with the comparison chosen once per instruction).
-template <class T, class Op>
-void compare_all(Ctx& c, const Instruction& i, T (*norm)(u64, unsigned), unsigned bits, Op op) {
+// The operand width is a constant for the common 32 and 64 bits, so the
+// normalisation inlines and the lane loop vectorizes.
+template <class T, class Norm, class Op>
+void compare_all_with(Ctx& c, const Instruction& i, Norm norm, Op op) {
   std::uint64_t sa[32], sb[32];
   const u64* a = c.src(i.ops[1], sa);
   const u64* b = c.src(i.ops[2], sb);
-  bool r[32];
-  for (unsigned l = 0; l < 32; ++l) r[l] = op(norm(a[l], bits), norm(b[l], bits));
+  u64 r[32];
+  for (unsigned l = 0; l < 32; ++l)
+    r[l] = op(static_cast<T>(norm(a[l])), static_cast<T>(norm(b[l])));
   const Operand& d = i.ops[0];
   u64* t = d.kind == Operand::Kind::Reg ? c.reg(d.reg) : nullptr;
   u64* f = d.reg2 >= 0 ? c.reg(d.reg2) : nullptr;
   const std::uint32_t m = c.mask;
+  if (m == ~0u) {  // a converged warp: straight copies
+    if (t)
+      for (unsigned l = 0; l < 32; ++l) t[l] = r[l];
+    if (f)
+      for (unsigned l = 0; l < 32; ++l) f[l] = r[l] ^ 1;
+    return;
+  }
   for (unsigned l = 0; l < 32; ++l) {
     if (!((m >> l) & 1)) continue;
     if (t) t[l] = r[l];
-    if (f) f[l] = !r[l];
+    if (f) f[l] = r[l] ^ 1;
+  }
+}
+
+template <class T, class Op>
+void compare_all(Ctx& c, const Instruction& i, T (*)(u64, unsigned), unsigned bits, Op op) {
+  constexpr bool is_signed = std::is_signed_v<T>;
+  if (bits == 64) {
+    compare_all_with<T>(
+        c, i, [](u64 v) { return v; }, op);
+  } else if (bits == 32) {
+    if constexpr (is_signed)
+      compare_all_with<T>(
+          c, i, [](u64 v) { return std::int64_t{static_cast<std::int32_t>(v)}; }, op);
+    else
+      compare_all_with<T>(
+          c, i, [](u64 v) { return v & 0xffffffffu; }, op);
+  } else {
+    if constexpr (is_signed)
+      compare_all_with<T>(
+          c, i, [bits](u64 v) { return sign_extend(v, bits); }, op);
+    else
+      compare_all_with<T>(
+          c, i, [bits](u64 v) { return truncate(v, bits); }, op);
   }
 }
 
@@ -359,7 +393,12 @@ bool exec_integer(Ctx& c, const Instruction& i) {
         return true;
       }
       const unsigned bits = type_bits(i.type) ? type_bits(i.type) : 64;
-      map1(c, i, [bits](u64 a) { return truncate(a, bits); });
+      if (bits == 32)  // the common widths with the mask a constant: a straight copy
+        map1(c, i, [](u64 a) -> u64 { return static_cast<std::uint32_t>(a); });
+      else if (bits == 64)
+        map1(c, i, [](u64 a) { return a; });
+      else
+        map1(c, i, [bits](u64 a) { return truncate(a, bits); });
       return true;
     }
     case Opcode::selp:
@@ -536,6 +575,13 @@ bool exec_integer(Ctx& c, const Instruction& i) {
       map3(c, i, [&i](u64 a, u64 b, u64 x) { return prmt(a, b, x, i.mode); });
       return true;
     case Opcode::shl:
+      if (t.bits == 32) {  // the common width with the mask a constant
+        map2(c, i, [](u64 a, u64 b) -> u64 {
+          const u64 n = truncate(b, 32);
+          return n >= 32 ? 0 : static_cast<std::uint32_t>(a << n);
+        });
+        return true;
+      }
       map2(c, i, [t](u64 a, u64 b) {
         const u64 n = truncate(b, 32);
         return n >= t.bits ? 0 : t.trunc(a << n);
