@@ -946,7 +946,7 @@ void reset_cta(Executor::Cta::State& s, const Function& f, Dim3 cta_id) {
     w.cluster_target = 0;
     std::fill(std::begin(w.carry), std::end(w.carry), std::uint8_t{0});
     w.regs.resize(f.registers.size() * 32);  // all zero (memset: the fill loop showed in profiles)
-    std::memset(w.regs.data(), 0, w.regs.size() * sizeof(w.regs[0]));
+    if (!w.regs.empty()) std::memset(w.regs.data(), 0, w.regs.size() * sizeof(w.regs[0]));
     if (w.stack.size() != stack) w.stack.assign(stack, 0);
     w.frames.clear();
     w.frames.push_back({&f, 0, 0, 0, 0, nullptr});
