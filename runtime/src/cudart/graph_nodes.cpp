@@ -9,6 +9,26 @@
 
 using namespace cnuas::cuda;
 
+namespace {
+
+// The event of an event record or event wait node.
+cudaError_t node_event(Runtime& rt, cudaGraphNode_t node, NodeType type, cudaEvent_t* event) {
+  GraphNode* n = typed_node(rt, node, type);
+  if (!n || !event) return rt.record(cudaErrorInvalidValue);
+  *event = reinterpret_cast<cudaEvent_t>(n->spec.event);
+  return cudaSuccess;
+}
+
+cudaError_t set_node_event(Runtime& rt, cudaGraphNode_t node, NodeType type, cudaEvent_t event) {
+  GraphNode* n = typed_node(rt, node, type);
+  NodeSpec spec;
+  if (!n) return cudaErrorInvalidValue;
+  if (const cudaError_t e = event_node_spec(rt, type, event, &spec)) return rt.record(e);
+  return rt.record(set_spec(*n, std::move(spec)));
+}
+
+}  // namespace
+
 extern "C" {
 
 // ---- node parameters ----
@@ -201,38 +221,22 @@ cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t* g
 
 cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event) {
   CUDART_ENTER_STICKY();
-  GraphNode* n = typed_node(rt, node, NodeType::EventRecord);
-  if (!n || !event) return rt.record(cudaErrorInvalidValue);
-  *event = reinterpret_cast<cudaEvent_t>(n->spec.event);
-  return cudaSuccess;
+  return node_event(rt, node, NodeType::EventRecord, event);
 }
 
 cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
   CUDART_ENTER_STICKY();
-  GraphNode* n = typed_node(rt, node, NodeType::EventRecord);
-  NodeSpec spec;
-  if (!n) return cudaErrorInvalidValue;
-  if (const cudaError_t e = event_node_spec(rt, NodeType::EventRecord, event, &spec))
-    return rt.record(e);
-  return rt.record(set_spec(*n, std::move(spec)));
+  return set_node_event(rt, node, NodeType::EventRecord, event);
 }
 
 cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t* event) {
   CUDART_ENTER_STICKY();
-  GraphNode* n = typed_node(rt, node, NodeType::WaitEvent);
-  if (!n || !event) return rt.record(cudaErrorInvalidValue);
-  *event = reinterpret_cast<cudaEvent_t>(n->spec.event);
-  return cudaSuccess;
+  return node_event(rt, node, NodeType::WaitEvent, event);
 }
 
 cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
   CUDART_ENTER_STICKY();
-  GraphNode* n = typed_node(rt, node, NodeType::WaitEvent);
-  NodeSpec spec;
-  if (!n) return cudaErrorInvalidValue;
-  if (const cudaError_t e = event_node_spec(rt, NodeType::WaitEvent, event, &spec))
-    return rt.record(e);
-  return rt.record(set_spec(*n, std::move(spec)));
+  return set_node_event(rt, node, NodeType::WaitEvent, event);
 }
 
 cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, cudaMemAllocNodeParams* p) {
