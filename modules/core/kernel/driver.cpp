@@ -60,19 +60,21 @@ void WorkloadDriver::release(std::uint32_t node) {
 }
 
 void WorkloadDriver::complete(std::uint32_t node, std::uint64_t done_ps) {
-  // Iterative, so that long chains of joins cannot exhaust the stack.
-  const std::size_t base = ready_stack_.size();
+  // Iterative, so that long chains of joins cannot exhaust the stack; first
+  // in, first out, so that operations released together are sent in
+  // declaration order (equal ready times are then booked in that order).
+  const std::size_t base = ready_.size();
+  std::size_t head = base;
   auto finish = [&](std::uint32_t n, std::uint64_t done) {
     for (std::uint32_t i = graph_.first_dependent_[n]; i < graph_.first_dependent_[n + 1]; ++i) {
       const std::uint32_t d = graph_.dependents_[i];
       graph_.released_ps_[d] = std::max(graph_.released_ps_[d], done);
-      if (--graph_.waiting_[d] == 0) ready_stack_.push_back(d);
+      if (--graph_.waiting_[d] == 0) ready_.push_back(d);
     }
   };
   finish(node, done_ps);
-  while (ready_stack_.size() > base) {
-    const std::uint32_t next = ready_stack_.back();
-    ready_stack_.pop_back();
+  while (head < ready_.size()) {
+    const std::uint32_t next = ready_[head++];
     const std::uint64_t ready = std::max(graph_.earliest_ps_[next], graph_.released_ps_[next]);
     if (Operation* op = graph_.ops_[next]) {
       inject(*op, ready);
@@ -80,6 +82,7 @@ void WorkloadDriver::complete(std::uint32_t node, std::uint64_t done_ps) {
       finish(next, ready);
     }
   }
+  ready_.resize(base);
 }
 
 void WorkloadDriver::inject(Operation& op, std::uint64_t ready_ps) {

@@ -66,7 +66,7 @@ class WorkloadDriver : public sc_core::sc_module {
 
   DependencyGraph graph_;
   PayloadPool& payloads_;
-  std::vector<std::uint32_t> ready_stack_;  // joins released but not yet propagated
+  std::vector<std::uint32_t> ready_;  // joins released but not yet propagated
   std::uint64_t completed_ = 0;
   std::uint64_t total_ = 0;
 };

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/kernel/element.h"
+#include "core/kernel/run_context.h"
 
 namespace cnuas {
 
@@ -41,20 +42,29 @@ std::vector<std::vector<std::uint64_t>> queue_waits(const RunContext& context) {
     for (const Element* e : context.elements()) waits[e->index()] = e->stats().waits_ps;
     return waits;
   }
+  // A stage's wait is the sum over the lanes it took: its engine or ingress
+  // port (booked just before) and its main lane.
   const TraceSink& trace = context.trace();
-  for (std::size_t i = 0; i < trace.size(); ++i)
-    waits[trace[i].component].push_back(trace[i].start_ps - trace[i].ready_ps);
+  std::uint64_t feed_wait = 0;
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const StageEvent& e = trace[i];
+    if (e.part() != StageEvent::kMain) {
+      feed_wait = e.start_ps - e.ready_ps;
+      continue;
+    }
+    waits[e.component].push_back(feed_wait + e.start_ps - e.ready_ps);
+    feed_wait = 0;
+  }
   return waits;
 }
 
 // Energy over the run: idle power for the whole makespan plus active power for
-// every busy lane-picosecond. Exact, in joules.
+// every picosecond a stage held its main lane (engines and ingress ports add
+// none). Exact, in joules.
 Rational element_energy_j(const Element& e, std::uint64_t makespan) {
-  std::uint64_t busy = 0;
-  for (std::uint32_t l = 0; l < e.lanes().size(); ++l) busy += e.lanes().busy_ps(l);
   const Rational seconds_per_ps(1, 1'000'000'000'000ULL);
   return (e.params().quantity("idle_power") * Rational(makespan) +
-          e.params().quantity("active_power") * Rational(busy)) *
+          e.params().quantity("active_power") * Rational(e.stats().main_busy_ps)) *
          seconds_per_ps;
 }
 
@@ -170,6 +180,32 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
           "{}\n    {}: {{\"ready_ps\": {}, \"end_ps\": {}, \"latency_ps\": {}, \"stages\": {}}}",
           operations.size() ? "," : "", Json(op->name()).dump(), op->ready_ps, op->end_ps,
           op->end_ps - op->ready_ps, op->route ? op->route->path.size() : 0);
+  // Per collective, nccl-tests' figures: algbw = bytes / time, busbw = algbw x
+  // the collective's bus factor (2(n-1)/n for an allreduce), in GB/s of 1e9 B.
+  Json collectives = Json::object();
+  for (const CollectiveRecord& c : context.collectives) {
+    std::uint64_t start = UINT64_MAX, end = 0;
+    for (std::uint32_t i = c.first_op; i < c.first_op + c.count; ++i) {
+      start = std::min(start, context.operations()[i]->ready_ps);
+      end = std::max(end, context.operations()[i]->end_ps);
+    }
+    const std::uint64_t time = end - start;
+    const BusFactor factor = bus_bandwidth_factor(c.kind, c.ranks);
+    const Rational algbw =
+        time == 0 ? Rational(0) : Rational(c.bytes) * Rational(1000) / Rational(time);
+    collectives[c.name] = {
+        {"collective", collective_name(c.kind)},
+        {"ranks", c.ranks},
+        {"channels", c.channels},
+        {"bytes", c.bytes},
+        {"transfers", c.count},
+        {"start_ps", start},
+        {"end_ps", end},
+        {"time_ps", time},
+        {"algbw_GBps", decimal(algbw, 3)},
+        {"busbw_GBps",
+         decimal(algbw * Rational(factor.numerator) / Rational(factor.denominator), 3)}};
+  }
   const Json head = {
       {"format", "cnuas-stats"},
       {"version", 1},
@@ -190,6 +226,7 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
   out << text;
   out << ",\n  \"elements\": {" << std::string_view(elements.data(), elements.size()) << "\n  }";
   out << ",\n  \"operation_groups\": " << groups.dump();
+  if (!collectives.empty()) out << ",\n  \"collectives\": " << collectives.dump();
   out << ",\n  \"operations_listed\": " << (list_operations ? "true" : "false");
   out << ",\n  \"operations\": {" << std::string_view(operations.data(), operations.size())
       << "\n  }";
