@@ -91,6 +91,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const ParamSet& params)
           ps_per_second() / (params.quantity("sm_clock") *
                              Rational(params.integer("sm_count") * params.integer("issue_width")))),
       launch_ps_(params.quantity("launch_overhead")),
+      memory_(Rational(0), ps_per_byte_),
       kernel_lanes_(static_cast<std::uint32_t>(params.integer("lanes"))),
       copy_engines_(static_cast<std::uint32_t>(params.integer("copy_engines"))) {
   // The instance name in the platform: the hierarchical name below the platform's module.
@@ -135,19 +136,22 @@ StagePlan Gpu::plan(const Stage& stage) {
     return StagePlan::simple((launch_ps_ + Rational(d.get(WorkDim::DeviceTime))).ceil_u64(), 0,
                              kernel_lanes);
   const bool kernel = d.has(WorkDim::Flops) || d.has(WorkDim::WarpInstructions);
-  Rational bytes(d.has(WorkDim::Bytes) ? d.get(WorkDim::Bytes) : 0);
+  const std::uint64_t bytes = d.has(WorkDim::Bytes) ? d.get(WorkDim::Bytes) : 0;
   if (!kernel) {
     // Arriving data a collective reduces: read it and the local copy once more.
-    if (stage.next() == nullptr && d.has(WorkDim::ReduceBytes))
-      bytes = bytes + Rational(2) * Rational(d.get(WorkDim::ReduceBytes));
-    const std::uint64_t access = (bytes * ps_per_byte_).ceil_u64();
+    const u128 moved =
+        static_cast<u128>(bytes) + (stage.next() == nullptr && d.has(WorkDim::ReduceBytes)
+                                        ? 2 * static_cast<u128>(d.get(WorkDim::ReduceBytes))
+                                        : 0);
+    if (moved > UINT64_MAX) throw OverflowError();
+    const std::uint64_t access = memory_.ceil_at(static_cast<std::uint64_t>(moved));
     if (copy_engines_ == 0) return StagePlan::simple(access, 0, kernel_lanes);
     StagePlan p = StagePlan::simple(access, 0, LaneChoice::among(kernel_lanes_ + copy_engines_, 1));
     p.feed = Feed::Engine;
     p.feed_lanes = LaneChoice::among(kernel_lanes_, copy_engines_);
     return p;
   }
-  Rational longest = bytes * ps_per_byte_;
+  Rational longest = Rational(bytes) * ps_per_byte_;
   if (d.has(WorkDim::Flops)) {
     const Rational compute = Rational(d.get(WorkDim::Flops)) * ps_per_flop_;
     if (longest < compute) longest = compute;

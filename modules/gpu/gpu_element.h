@@ -29,6 +29,7 @@ class Gpu : public Element, public gpu::Device {
   // A kernel timed by the detailed model draws the energy it counted.
   std::optional<std::int64_t> stage_power_uw(const Operation& op,
                                              std::uint64_t duration_ps) const override;
+  bool counts_own_energy() const override { return true; }
 
   // gpu::Device
   const gpu::DeviceDescription& description() const override { return description_; }
@@ -42,6 +43,7 @@ class Gpu : public Element, public gpu::Device {
   Rational ps_per_byte_;
   Rational ps_per_warp_instruction_;
   Rational launch_ps_;
+  LinearCost memory_;  // bytes -> ps at memory_bandwidth
   std::uint32_t kernel_lanes_;
   std::uint32_t copy_engines_;
 

@@ -46,6 +46,8 @@ void Simulation::elaborate() {
   context.header.platform = platform_.name;
   context.header.workload = workload_.name;
   context.scheduler().set_lookahead(options_.lookahead);
+  // Engine and ingress records only matter to the trace files.
+  context.record_feeds = !options_.trace_path.empty() || !options_.perfetto_path.empty();
   context.log_level = options_.log_level;
   if (!options_.vcd_path.empty()) context.enable_waveforms(options_.vcd_path);
   module_ = std::make_unique<PlatformModule>(platform_.name.c_str(), platform_);
@@ -103,6 +105,10 @@ void Simulation::apply_calibrations() {
 }
 
 const Route& Simulation::route_along(const std::vector<std::string>& path) {
+  if (path.size() > StageEvent::kMaxStages)
+    throw InputError(
+        fmt::format("a route of {} elements from '{}' to '{}'; at most {} are accepted",
+                    path.size(), path.front(), path.back(), StageEvent::kMaxStages));
   Route route;
   for (const auto& name : path) route.path.push_back(&module_->element(name));
   route.initiator_port = module_->driver_in_port(route.path[0]);

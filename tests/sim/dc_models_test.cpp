@@ -137,7 +137,7 @@ struct PcieFixture {
   // The stage's record on the element's link (not its engine's).
   static StageEvent link(const std::string& name) {
     for (const StageEvent& e : stages_of(name))
-      if (e.stage == 1 && e.part() == StageEvent::kMain) return e;
+      if (e.stage() == 1 && e.part() == StageEvent::kMain) return e;
     ADD_FAILURE() << name << " has no link record";
     return {};
   }
@@ -354,7 +354,7 @@ TEST(DcModels, PcieThenNicSerialVersusOverlap) {
   // The NIC streams from the start: its queue starts when the PCIe link does
   // (its start + its latency, 0).
   for (const StageEvent& e : stages_of("overlap")) {
-    if (e.stage == 1) {
+    if (e.stage() == 1) {
       EXPECT_EQ(e.ready_ps, e.part() == StageEvent::kEngine ? 0u : 500'000u);
     }
   }

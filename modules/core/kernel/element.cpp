@@ -126,11 +126,12 @@ tlm::tlm_sync_enum Element::nb_transport_fw(int, tlm::tlm_generic_payload& trans
 
 struct Element::Booked {
   Booking main;
-  std::optional<Booking> feed;
+  Booking feed;                 // valid when has_feed
   std::uint64_t admitted_ps;    // when the stage could enter (back-pressure)
   std::uint64_t main_ready_ps;  // when its data reached the main lane
   std::uint64_t end_ps;         // the stage's result is available downstream
   std::uint64_t next_ps;        // overlap: when its data starts reaching the next element
+  bool has_feed;
 };
 
 static std::uint64_t checked_add(std::uint64_t a, std::uint64_t b) {
@@ -139,45 +140,54 @@ static std::uint64_t checked_add(std::uint64_t a, std::uint64_t b) {
   return sum;
 }
 
+[[noreturn]] static void bad_lanes(const LaneChoice& c, std::uint32_t lanes) {
+  throw std::logic_error(
+      fmt::format("lanes {}..{} asked of {} lanes", c.first, c.first + c.count, lanes));
+}
+
+// `c` with count 0 read as every lane, checked against the element's lanes.
+static LaneChoice resolved(LaneChoice c, std::uint32_t lanes) {
+  if (c.count == 0) c.count = lanes;
+  if (c.count == 0 || c.first + c.count > lanes) bad_lanes(c, lanes);
+  return c;
+}
+
 // The booking rule (docs/concepts.md): the feed lane, if any, from max(ready,
 // its free time); the main lane from max(feed start + lead, its free time),
 // held for the occupancy; the result after the latency.
-Element::Booked Element::book(const Stage& stage, const StagePlan& plan, std::uint64_t ready_ps) {
-  const auto resolve = [&](LaneChoice c) {
-    if (c.count == 0) c.count = lanes_.size();
-    if (c.first + c.count > lanes_.size() || c.count == 0)
-      throw std::logic_error(
-          fmt::format("lanes {}..{} asked of {} lanes", c.first, c.first + c.count, lanes_.size()));
-    return c;
-  };
-  const LaneChoice main = resolve(plan.lanes);
+Element::Booked Element::book(const Stage& stage, StagePlan& plan, std::uint64_t ready_ps) {
+  const std::uint32_t lanes = lanes_.size();
+  plan.lanes = resolved(plan.lanes, lanes);
+  const LaneChoice& main = plan.lanes;
   const std::uint32_t main_lane =
       main.pinned ? main.first : lanes_.earliest(main.first, main.count);
   Booked b;
   b.admitted_ps = main.pinned ? admission_ps(stage, main_lane, ready_ps, plan) : ready_ps;
-  std::uint64_t main_ready = b.admitted_ps;
-  std::uint32_t feed_lane = 0;
-  std::uint64_t feed_start = 0;
-  if (plan.feed != Feed::None) {
-    const LaneChoice feed = resolve(plan.feed_lanes);
-    feed_lane = feed.pinned ? feed.first : lanes_.earliest(feed.first, feed.count);
-    if (feed_lane == main_lane)
-      throw std::logic_error(fmt::format("lane {} asked as feed and main lane", main_lane));
-    feed_start = std::max(b.admitted_ps, lanes_.free_at(feed_lane));
-    main_ready = checked_add(feed_start, plan.lead_ps);
+  b.has_feed = plan.feed != Feed::None;
+  if (!b.has_feed) {
+    b.main_ready_ps = b.admitted_ps;
+    b.main = lanes_.hold(main_lane, b.admitted_ps, plan.occupancy_ps);
+    b.end_ps = checked_add(b.main.end_ps, plan.latency_ps);
+    b.next_ps = checked_add(b.main.start_ps, plan.latency_ps);
+    return b;
   }
-  b.main_ready_ps = main_ready;
-  b.main = lanes_.hold(main_lane, main_ready, plan.occupancy_ps);
+  plan.feed_lanes = resolved(plan.feed_lanes, lanes);
+  const LaneChoice& feed = plan.feed_lanes;
+  const std::uint32_t feed_lane =
+      feed.pinned ? feed.first : lanes_.earliest(feed.first, feed.count);
+  if (feed_lane == main_lane)
+    throw std::logic_error(fmt::format("lane {} asked as feed and main lane", main_lane));
+  const std::uint64_t feed_start = std::max(b.admitted_ps, lanes_.free_at(feed_lane));
+  b.main_ready_ps = checked_add(feed_start, plan.lead_ps);
+  b.main = lanes_.hold(main_lane, b.main_ready_ps, plan.occupancy_ps);
+  std::uint64_t feed_free = checked_add(feed_start, plan.feed_occupancy_ps);
   std::uint64_t done = b.main.end_ps;
-  if (plan.feed != Feed::None) {
-    std::uint64_t feed_free = checked_add(feed_start, plan.feed_occupancy_ps);
-    if (plan.feed == Feed::Engine) {
-      // The engine has its transfer in flight until the data has left the main lane.
-      feed_free = std::max(feed_free, b.main.end_ps);
-      done = feed_free;
-    }
-    b.feed = lanes_.hold(feed_lane, feed_start, feed_free - feed_start);
+  if (plan.feed == Feed::Engine) {
+    // The engine has its transfer in flight until the data has left the main lane.
+    feed_free = std::max(feed_free, b.main.end_ps);
+    done = feed_free;
   }
+  b.feed = lanes_.hold(feed_lane, feed_start, feed_free - feed_start);
   b.end_ps = checked_add(done, plan.latency_ps);
   b.next_ps = checked_add(b.main.start_ps, plan.latency_ps);
   return b;
@@ -240,7 +250,8 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
     return;
   }
   if (b.end_ps > op.end_ps) op.end_ps = b.end_ps;
-  if (b.admitted_ps > ready_ps) {
+  const bool held = b.admitted_ps > ready_ps;
+  if (held) {
     stats_.held_ps += b.admitted_ps - ready_ps;
     ++stats_.held_stages;
     if (logs(LogLevel::Info))
@@ -248,30 +259,33 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
                                       "(back-pressure)",
                                       op.name(), b.admitted_ps - ready_ps, b.main.lane));
   }
-  const std::uint8_t calibrated = calibration_ ? StageEvent::kCalibrated : 0;
-  // Queue waits come from the trace at the end; without a trace the element keeps them.
   if (context_.trace_enabled) {
     TraceSink& trace = context_.trace();
-    const auto record = [&](const Booking& k, std::uint64_t ready, LaneChoice c, std::uint8_t part,
-                            bool first) {
-      if (c.count == 0) c.count = lanes_.size();
-      trace.record(
-          {ready, k.start_ps, k.end_ps, b.end_ps, op.index, index_, stage,
-           static_cast<std::uint16_t>(k.lane), static_cast<std::uint16_t>(c.first),
-           static_cast<std::uint16_t>(c.first + c.count - 1),
-           static_cast<std::uint8_t>(part | calibrated | (c.pinned ? StageEvent::kPinned : 0))});
-      if (first && b.admitted_ps > ready_ps) trace.record_admission(b.admitted_ps);
+    const bool calibrated = calibration_.has_value();
+    const auto record = [&](const Booking& k, std::uint64_t ready, const LaneChoice& c,
+                            StageEvent::Part part) {
+      trace.record({ready, k.start_ps, k.end_ps, b.end_ps, op.index, index_,
+                    static_cast<std::uint16_t>(k.lane), static_cast<std::uint16_t>(c.first),
+                    static_cast<std::uint16_t>(c.first + c.count - 1),
+                    StageEvent::pack(stage, part, c.pinned, calibrated)});
     };
-    if (b.feed) {
-      record(*b.feed, ready_ps, p.feed_lanes,
-             p.feed == Feed::Engine ? StageEvent::kEngine : StageEvent::kIngress, true);
-      record(b.main, b.main_ready_ps, p.lanes, StageEvent::kMain, false);
+    if (b.has_feed && context_.record_feeds) {
+      record(b.feed, ready_ps, p.feed_lanes,
+             p.feed == Feed::Engine ? StageEvent::kEngine : StageEvent::kIngress);
+      if (held) trace.record_admission(b.admitted_ps);
+      record(b.main, b.main_ready_ps, p.lanes, StageEvent::kMain);
+    } else if (b.has_feed) {
+      // No record for the feed lane (no trace file wants it): the main record
+      // is "ready" earlier by the stage's wait for it, so that start - ready
+      // is still the stage's whole queue wait (stats read it there).
+      record(b.main, b.main_ready_ps - (b.feed.start_ps - ready_ps), p.lanes, StageEvent::kMain);
     } else {
-      record(b.main, ready_ps, p.lanes, StageEvent::kMain, true);
+      record(b.main, ready_ps, p.lanes, StageEvent::kMain);
+      if (held) trace.record_admission(b.admitted_ps);
     }
   } else {
     stats_.waits_ps.push_back(b.admitted_ps - ready_ps + (b.main.start_ps - b.main_ready_ps) +
-                              (b.feed ? b.feed->start_ps - b.admitted_ps : 0));
+                              (b.has_feed ? b.feed.start_ps - b.admitted_ps : 0));
   }
   ++stats_.stages;
   stats_.main_busy_ps += b.main.end_ps - b.main.start_ps;
@@ -282,12 +296,13 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
                     op.name(), stage, b.main.lane, ready_ps, b.main.start_ps, b.main.end_ps,
                     b.end_ps));
   if (Waveforms* w = context_.waveforms()) {
-    for (const Booking* k : {&b.main, b.feed ? &*b.feed : nullptr}) {
-      if (k == nullptr) continue;
-      w->post(busy_signal_[k->lane], k->start_ps, +1);
-      w->post(busy_signal_[k->lane], k->end_ps, -1);
+    w->post(busy_signal_[b.main.lane], b.main.start_ps, +1);
+    w->post(busy_signal_[b.main.lane], b.main.end_ps, -1);
+    if (b.has_feed) {
+      w->post(busy_signal_[b.feed.lane], b.feed.start_ps, +1);
+      w->post(busy_signal_[b.feed.lane], b.feed.end_ps, -1);
     }
-    const std::uint64_t first_start = b.feed ? b.feed->start_ps : b.main.start_ps;
+    const std::uint64_t first_start = b.has_feed ? b.feed.start_ps : b.main.start_ps;
     if (first_start > ready_ps) {
       w->post(queue_signal_, ready_ps, +1);
       w->post(queue_signal_, first_start, -1);

@@ -35,7 +35,7 @@ struct ElementStats {
   std::uint64_t main_busy_ps = 0;  // time stages held their main lane (what draws active power)
   std::uint64_t held_ps = 0;       // time stages waited upstream for admission (back-pressure)
   std::uint64_t held_stages = 0;
-  std::vector<std::uint64_t> waits_ps;  // start - ready per stage, kept only when the trace is off
+  std::vector<std::uint64_t> waits_ps;  // per stage: its waits, kept only when the trace is off
 };
 
 class Element : public sc_core::sc_module {
@@ -110,6 +110,9 @@ class Element : public sc_core::sc_module {
                                                      std::uint64_t /*duration_ps*/) const {
     return std::nullopt;
   }
+  // Whether stage_power_uw may answer for some stage (the power roll-up skips
+  // elements that draw nothing and count nothing themselves).
+  virtual bool counts_own_energy() const { return false; }
   // Hook for models that want to see every booking (power, internal state):
   // the main lane's booking.
   virtual void on_booked(const Stage&, const Booking&) {}
@@ -143,7 +146,7 @@ class Element : public sc_core::sc_module {
  private:
   void end_of_elaboration() override;
   struct Booked;  // what booking one stage did
-  Booked book(const Stage& stage, const StagePlan& plan, std::uint64_t ready_ps);
+  Booked book(const Stage& stage, StagePlan& plan, std::uint64_t ready_ps);
   void calibrate(StagePlan& plan, const Operation& op);
   tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);

@@ -23,7 +23,7 @@ struct Booking {
 
 class LaneSet {
  public:
-  explicit LaneSet(std::uint32_t lanes) : free_ps_(lanes, 0), busy_ps_(lanes, 0) {}
+  explicit LaneSet(std::uint32_t lanes) : lanes_(lanes) {}
 
   Booking book(std::uint64_t ready_ps, std::uint64_t occupancy_ps) {
     return hold(earliest(0, size()), ready_ps, occupancy_ps);
@@ -43,34 +43,35 @@ class LaneSet {
   std::uint32_t earliest(std::uint32_t first, std::uint32_t count) const {
     std::uint32_t best = first;
     for (std::uint32_t i = first + 1; i < first + count; ++i)
-      if (free_ps_[i] < free_ps_[best]) best = i;
+      if (lanes_[i].free_ps < lanes_[best].free_ps) best = i;
     return best;
   }
 
   // Holds `lane` from max(ready, its free time) for `occupancy_ps`.
   Booking hold(std::uint32_t lane, std::uint64_t ready_ps, std::uint64_t occupancy_ps) {
-    const std::uint64_t start = ready_ps > free_ps_[lane] ? ready_ps : free_ps_[lane];
+    Lane& l = lanes_[lane];
+    const std::uint64_t start = ready_ps > l.free_ps ? ready_ps : l.free_ps;
     std::uint64_t free;
     if (__builtin_add_overflow(start, occupancy_ps, &free)) throw OverflowError();
-    free_ps_[lane] = free;
-    busy_ps_[lane] += occupancy_ps;
+    l.free_ps = free;
+    l.busy_ps += occupancy_ps;
     return {lane, start, free};
   }
 
   // Changes the number of lanes (before the first booking: an element learns
   // its ports when the platform is bound).
-  void resize(std::uint32_t lanes) {
-    free_ps_.assign(lanes, 0);
-    busy_ps_.assign(lanes, 0);
-  }
+  void resize(std::uint32_t lanes) { lanes_.assign(lanes, Lane{}); }
 
-  std::uint32_t size() const { return static_cast<std::uint32_t>(free_ps_.size()); }
-  std::uint64_t free_at(std::uint32_t lane) const { return free_ps_[lane]; }
-  std::uint64_t busy_ps(std::uint32_t lane) const { return busy_ps_[lane]; }
+  std::uint32_t size() const { return static_cast<std::uint32_t>(lanes_.size()); }
+  std::uint64_t free_at(std::uint32_t lane) const { return lanes_[lane].free_ps; }
+  std::uint64_t busy_ps(std::uint32_t lane) const { return lanes_[lane].busy_ps; }
 
  private:
-  std::vector<std::uint64_t> free_ps_;
-  std::vector<std::uint64_t> busy_ps_;
+  struct Lane {
+    std::uint64_t free_ps = 0;
+    std::uint64_t busy_ps = 0;
+  };
+  std::vector<Lane> lanes_;
 };
 
 }  // namespace cnuas

@@ -94,6 +94,10 @@ class RunContext {
 
   TraceHeader header;
   bool trace_enabled = true;
+  // Whether a stage's engine or ingress lane gets a trace record of its own
+  // (trace files need them; stats and power use the main records only, and
+  // without them a main record's ready time includes the feed's wait).
+  bool record_feeds = true;
   // The run's message level (elements whose `log` is "inherit" take it; set it
   // before they are built) and where messages go.
   LogLevel log_level = LogLevel::Warning;

@@ -116,7 +116,7 @@ void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const Trace
     fmt::format_to(std::back_inserter(buf),
                    "{{\"t_ps\":{},\"seq\":{},\"op\":\"{}\",\"stage\":{},\"component\":\"{}\","
                    "\"lane\":{},\"ready_ps\":{},\"start_ps\":{},\"free_ps\":{},\"end_ps\":{}",
-                   e.start_ps, seq, op.name(), e.stage, (*names.components)[e.component], e.lane,
+                   e.start_ps, seq, op.name(), e.stage(), (*names.components)[e.component], e.lane,
                    e.ready_ps, e.start_ps, e.free_ps, e.end_ps);
     append_choice(buf, sink, seq, e);
     fmt::format_to(std::back_inserter(buf), ",\"dims\":");
@@ -176,7 +176,7 @@ void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const Tr
         "\"args\":{{\"seq\":{},\"stage\":{},\"ready_ps\":{},\"start_ps\":{},\"free_ps\":{},"
         "\"end_ps\":{}",
         op.name(), e.component + 1, e.lane, ps_to_us_text(e.start_ps),
-        ps_to_us_text(e.free_ps - e.start_ps), seq, e.stage, e.ready_ps, e.start_ps, e.free_ps,
+        ps_to_us_text(e.free_ps - e.start_ps), seq, e.stage(), e.ready_ps, e.start_ps, e.free_ps,
         e.end_ps);
     append_choice(buf, sink, seq, e);
     put("}}}}\n");

@@ -16,13 +16,17 @@ namespace cnuas {
 
 struct Operation;
 
-// 56 bytes; the booking sequence number is the event's position in the sink.
+// 48 bytes; the booking sequence number is the event's position in the sink.
 // One event per lane a stage holds: a stage on an element with engines (a NIC
 // queue, a DMA engine) or an ingress port adds one for that lane, booked just
 // before the stage's main lane (part Engine or Ingress).
 struct StageEvent {
   enum Part : std::uint8_t { kMain = 0, kEngine = 1, kIngress = 2 };
-  static constexpr std::uint8_t kPinned = 4, kCalibrated = 8;
+  // The stage index takes the low 12 bits of `stage_flags` (routes are at most
+  // kMaxStages long); part, pinned and calibrated the top 4.
+  static constexpr std::uint32_t kMaxStages = 4096;
+  static constexpr std::uint16_t kPinned = 1u << 14, kCalibrated = 1u << 15;
+  static constexpr unsigned kPartShift = 12;
 
   std::uint64_t ready_ps;
   std::uint64_t start_ps;
@@ -30,17 +34,22 @@ struct StageEvent {
   std::uint64_t end_ps;     // the stage's result is available downstream
   std::uint32_t op;         // index into the run's operations
   std::uint32_t component;  // index into the run's components
-  std::uint32_t stage;
   std::uint16_t lane;
   // The lanes the earliest-lane rule chose among, first..last (a pinned lane: itself).
   std::uint16_t first;
   std::uint16_t last;
-  std::uint8_t flags;  // Part | kPinned | kCalibrated
+  std::uint16_t stage_flags;
 
-  Part part() const { return static_cast<Part>(flags & 3); }
-  bool pinned() const { return (flags & kPinned) != 0; }
-  bool calibrated() const { return (flags & kCalibrated) != 0; }  // a calibrated prediction
+  static std::uint16_t pack(std::uint32_t stage, Part part, bool pinned, bool calibrated) {
+    return static_cast<std::uint16_t>(stage | (static_cast<unsigned>(part) << kPartShift) |
+                                      (pinned ? kPinned : 0) | (calibrated ? kCalibrated : 0));
+  }
+  std::uint32_t stage() const { return stage_flags & (kMaxStages - 1); }
+  Part part() const { return static_cast<Part>((stage_flags >> kPartShift) & 3); }
+  bool pinned() const { return (stage_flags & kPinned) != 0; }
+  bool calibrated() const { return (stage_flags & kCalibrated) != 0; }  // a calibrated prediction
 };
+static_assert(sizeof(StageEvent) == 48, "trace records stay compact");
 
 struct TraceHeader {
   std::string platform;

@@ -156,16 +156,13 @@ PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEve
                           std::uint64_t makespan, std::uint32_t series_bins) {
   PowerReport report;
   std::map<std::string, RackPower> racks;
-  std::map<std::string, std::vector<Change>> changes;
   std::vector<std::int64_t> active_uw(context.elements().size());
-  std::vector<const std::string*> rack_of(context.elements().size());
   for (const Element* e : context.elements()) {
     const std::string& rack = e->params().text("rack");
     RackPower& r = racks[rack];
     r.rack = rack;
     r.idle_uw += to_microwatts(e->params().quantity("idle_power"));
     active_uw[e->index()] = to_microwatts(e->params().quantity("active_power"));
-    rack_of[e->index()] = &racks.find(rack)->first;
     if (dynamic_cast<const PowerSupplyModel*>(e) != nullptr) {
       if (r.shelf != nullptr)
         throw InputError(fmt::format("rack '{}' has two power shelves: {} and {}", rack,
@@ -173,30 +170,41 @@ PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEve
       r.shelf = e;
     }
   }
-  const TraceSink& trace = context.trace();
-  std::map<std::uint32_t, std::vector<std::uint64_t>>
-      shelf_reads;  // by shelf element: when reads completed
+  // Racks by number, in name order; per component its rack and whether its
+  // stages matter here (they draw power, or they are reads at a shelf).
+  std::map<std::string, std::uint32_t> rack_number;
   for (const auto& [name, r] : racks)
-    if (r.shelf != nullptr) shelf_reads[r.shelf->index()];
+    rack_number.emplace(name, static_cast<std::uint32_t>(rack_number.size()));
+  std::vector<std::uint32_t> rack_of(context.elements().size());
+  std::vector<char> shelf(context.elements().size(), 0), wanted(context.elements().size(), 0);
+  bool any = false;
+  for (const Element* e : context.elements()) {
+    rack_of[e->index()] = rack_number.at(e->params().text("rack"));
+    shelf[e->index()] = racks.at(e->params().text("rack")).shelf == e;
+    wanted[e->index()] = shelf[e->index()] || active_uw[e->index()] != 0 || e->counts_own_energy();
+    any = any || wanted[e->index()];
+  }
+  const TraceSink& trace = context.trace();
+  std::vector<std::vector<Change>> changes(racks.size());
+  std::vector<std::vector<std::uint64_t>> shelf_reads(racks.size());  // when reads completed
   // Active power is drawn while a stage holds its main lane (engines and
   // ingress ports add none).
-  for (std::size_t i = 0; i < trace.size(); ++i) {
+  for (std::size_t i = 0; any && i < trace.size(); ++i) {
     const StageEvent& s = trace[i];
-    if (s.part() != StageEvent::kMain) continue;
-    if (auto it = shelf_reads.find(s.component); it != shelf_reads.end())
-      it->second.push_back(s.end_ps);
+    if (!wanted[s.component] || s.part() != StageEvent::kMain) continue;
+    if (shelf[s.component]) shelf_reads[rack_of[s.component]].push_back(s.end_ps);
     std::int64_t a = active_uw[s.component];
     if (s.free_ps == s.start_ps) continue;
     if (const auto own = context.elements()[s.component]->stage_power_uw(
             *context.operations()[s.op], s.free_ps - s.start_ps))
       a = *own;
     if (a == 0) continue;
-    auto& c = changes[*rack_of[s.component]];
+    auto& c = changes[rack_of[s.component]];
     c.push_back({s.start_ps, a});
     c.push_back({s.free_ps, -a});
   }
   for (auto& [name, rack] : racks) {
-    auto& c = changes[name];
+    auto& c = changes[rack_number.at(name)];
     std::stable_sort(c.begin(), c.end(),
                      [](const Change& x, const Change& y) { return x.at_ps < y.at_ps; });
     std::vector<const SupplyEvent*> supply;
@@ -268,7 +276,7 @@ PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEve
     }
     if (rack.shelf != nullptr) {
       // Telemetry: what each read at the shelf saw when it completed.
-      std::vector<std::uint64_t>& reads = shelf_reads[rack.shelf->index()];
+      std::vector<std::uint64_t>& reads = shelf_reads[rack_number.at(name)];
       std::sort(reads.begin(), reads.end());
       std::int64_t seen = rack.idle_uw;
       std::size_t k = 0;
