@@ -42,7 +42,8 @@ void set(const char* name, const std::string& value) {
 
 int exec_command(const std::vector<std::string>& args) {
   std::string platform, trace, stats, perfetto, log;
-  std::string gpu_mode, gpu_kernel_modes, gpu_arch, gpu_sample, gpu_stats, gpu_report;
+  std::string gpu_mode, gpu_kernel_modes, gpu_arch, gpu_sample, gpu_compute_capability, gpu_stats,
+      gpu_report;
   std::vector<std::string> sets;
   po::options_description opts("cnuas exec [options] -- PROGRAM [ARGS...]");
   opts.add_options()("help,h", "show this help")("platform,p", po::value(&platform),
@@ -63,6 +64,8 @@ int exec_command(const std::vector<std::string>& args) {
       "gpu-arch", po::value(&gpu_arch),
       "performance-model architecture: h100-sxm, h200-sxm, gtx-1080-ti or a YAML path")(
       "gpu-sample", po::value(&gpu_sample), "performance model: SM cycles per time-series sample")(
+      "gpu-compute-capability", po::value(&gpu_compute_capability),
+      "the compute capability every GPU reports, MAJOR.MINOR (13.0 for cuBLAS and cuDNN)")(
       "gpu-stats", po::value(&gpu_stats), "write the performance model's statistics as JSON")(
       "gpu-report", po::value(&gpu_report),
       "write the performance model's HTML report and SVG pictures into this directory");
@@ -75,8 +78,8 @@ int exec_command(const std::vector<std::string>& args) {
                  "as environment variables: CNUAS_PLATFORM, CNUAS_TRACE, CNUAS_STATS, "
                  "CNUAS_PERFETTO, CNUAS_SET (';'-separated), CNUAS_LOG, CNUAS_STRICT_MEMORY (1), "
                  "CNUAS_GPU_MODE, "
-                 "CNUAS_GPU_KERNEL_MODES, CNUAS_GPU_ARCH, CNUAS_GPU_SAMPLE, CNUAS_GPU_STATS, "
-                 "CNUAS_GPU_REPORT.\n";
+                 "CNUAS_GPU_KERNEL_MODES, CNUAS_GPU_ARCH, CNUAS_GPU_SAMPLE, "
+                 "CNUAS_GPU_COMPUTE_CAPABILITY, CNUAS_GPU_STATS, CNUAS_GPU_REPORT.\n";
     return 0;
   }
   if (dash == args.end() || dash + 1 == args.end())
@@ -87,7 +90,8 @@ int exec_command(const std::vector<std::string>& args) {
       {"gpu-mode", &gpu_mode},
       {"gpu-kernel-modes", &gpu_kernel_modes},
       {"gpu-arch", &gpu_arch},
-      {"gpu-sample", &gpu_sample}};
+      {"gpu-sample", &gpu_sample},
+      {"gpu-compute-capability", &gpu_compute_capability}};
   if (!platform.empty()) platform = std::filesystem::absolute(platform).string();
   std::string joined;
   for (const std::string& s : sets) joined += (joined.empty() ? "" : ";") + s;
@@ -116,6 +120,13 @@ int exec_command(const std::vector<std::string>& args) {
   }
   const char* old = std::getenv("LD_LIBRARY_PATH");
   set("LD_LIBRARY_PATH", library_dir() + (old && *old ? std::string(":") + old : ""));
+  // The NVRTC hook keeps the PTX of the cubins the program's NVRTC compiles;
+  // after what is preloaded already (a sanitizer runtime must come first).
+  const std::string hook = library_dir() + "/libcnuas_nvrtc.so";
+  if (std::filesystem::exists(hook)) {
+    const char* preload = std::getenv("LD_PRELOAD");
+    set("LD_PRELOAD", (preload && *preload ? std::string(preload) + ":" : "") + hook);
+  }
   std::vector<char*> argv;
   for (auto it = dash + 1; it != args.end(); ++it) argv.push_back(const_cast<char*>(it->c_str()));
   argv.push_back(nullptr);

@@ -3,13 +3,15 @@
 looks names up in: for each driver entry point, the CUDA version that
 introduced each of its ABI versions, and the exported symbol of each.
 
-The facts come from the toolkit's cudaTypedefs.h, which declares one
+The facts come from the toolkit's cudaTypedefs.h (and the graphics interop
+and profiler headers beside it: cudaGLTypedefs.h, cudaEGLTypedefs.h,
+cudaVDPAUTypedefs.h, cudaProfilerTypedefs.h), which declare one
 PFN_<name>_v<version>[_ptsz|_ptds] type per ABI version. The k-th version of a
 name (oldest first) is the symbol <name> for k = 1 and <name>_v<k> after; a
 per-thread variant is the per-thread form (suffix _ptsz or _ptds) of the newest
 ABI version introduced by then. Every symbol must be one libcuda.so.1 exports
 (runtime/src/driver/cuda_symbols.txt). Run after a toolkit update:
-    scripts/gen-proc-address-table.py [/usr/local/cuda/include/cudaTypedefs.h]
+    scripts/gen-proc-address-table.py [/usr/local/cuda/include]
 """
 import collections
 import pathlib
@@ -17,12 +19,17 @@ import re
 import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent / "runtime" / "src" / "driver"
-header = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "/usr/local/cuda/include/cudaTypedefs.h")
+include = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "/usr/local/cuda/include")
+headers = ["cudaTypedefs.h", "cudaGLTypedefs.h", "cudaEGLTypedefs.h", "cudaVDPAUTypedefs.h",
+           "cudaProfilerTypedefs.h"]
 exported = set((root / "cuda_symbols.txt").read_text().split())
 
 legacy = collections.defaultdict(set)
 per_thread = collections.defaultdict(dict)
-for name, version, suffix in re.findall(r"\*PFN_(cu\w+?)_v(\d+)(_pt(?:sz|ds))?\)\(", header.read_text()):
+text = "".join((include / h).read_text() for h in headers)
+for name, version, suffix in re.findall(r"\*PFN_(cu\w+?)_v(\d+)(_pt(?:sz|ds))?\)\(", text):
+    if name.startswith("cuWGL"):
+        continue  # Windows only
     if suffix:
         per_thread[name][int(version)] = suffix
     else:

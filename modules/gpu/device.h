@@ -17,6 +17,7 @@
 #include "core/kernel/errors.h"
 #include "core/kernel/work.h"
 #include "gpu/gpu_model.h"
+#include "gpu/l2_policy.h"
 #include "ptx/executor.h"
 #include "ptx/memory.h"
 
@@ -54,6 +55,7 @@ struct KernelLaunch {
   std::string kernel;
   const ptx::LaunchConfig* config = nullptr;
   bool clustered = false;  // runs in thread-block clusters (launch attribute or .reqnctapercluster)
+  L2AccessPolicy l2_policy;  // its access policy window and the persisting L2 set-aside
 };
 
 // What a launch cost: the work its stage on the device element is booked with
@@ -82,6 +84,9 @@ class Device {
   // The performance model's architecture, or null when no kernel of this
   // device runs in performance mode.
   virtual const ArchConfig* performance_architecture() const = 0;
+  // Makes the persisting lines of a modelled L2 normal again
+  // (cudaCtxResetPersistingL2Cache); a device without one has nothing to do.
+  virtual void reset_persisting_l2() {}
 };
 
 }  // namespace cnuas::gpu

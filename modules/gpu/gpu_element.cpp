@@ -42,7 +42,8 @@ const Schema& Gpu::schema() {
           // What the CUDA runtime reports for the device, and the issue rate of
           // PTX kernels: sm_count x issue_width warp instructions per SM clock.
           .text("device_name", "Cnuas analytic GPU", "name reported by cudaGetDeviceProperties")
-          .text("compute_capability", "9.0", "major.minor; picks the PTX a program embeds")
+          .text("compute_capability", "9.0",
+                "major.minor; picks the PTX a program embeds (13.0 for CUDA libraries)")
           .integer("sm_count", 132, "streaming multiprocessors", 1, 4096)
           .quantity("sm_clock", Dimension::Frequency, "1.98 GHz", "SM (boost) clock", true)
           .integer("issue_width", 4, "warp instructions an SM issues per clock", 1, 64)
@@ -191,6 +192,10 @@ const gpu::ArchConfig* Gpu::performance_architecture() const {
   return performance_ ? &performance_->arch() : nullptr;
 }
 
+void Gpu::reset_persisting_l2() {
+  if (performance_) performance_->reset_persisting_l2();
+}
+
 gpu::KernelOutcome Gpu::execute(const gpu::KernelLaunch& launch) {
   if (!executor_)
     throw std::logic_error(
@@ -209,7 +214,8 @@ gpu::KernelOutcome Gpu::execute(const gpu::KernelLaunch& launch) {
         launch.kernel);
   }
   if (outcome.timing == gpu::KernelTiming::Performance) {
-    gpu::KernelRun run = performance_->run(*executor_, *launch.module, launch.kernel, config);
+    gpu::KernelRun run =
+        performance_->run(*executor_, *launch.module, launch.kernel, config, launch.l2_policy);
     outcome.dims.set(WorkDim::DeviceTime, run.time_ps);
     // The platform's power roll-up draws the counted dynamic energy (the
     // element's idle_power already covers the static part).

@@ -37,6 +37,7 @@ class Gpu : public Element, public gpu::Device {
   gpu::KernelTiming timing_of(const std::string& kernel) const override;
   gpu::KernelOutcome execute(const gpu::KernelLaunch& launch) override;
   const gpu::ArchConfig* performance_architecture() const override;
+  void reset_persisting_l2() override;
 
  private:
   Rational ps_per_flop_;

@@ -45,7 +45,8 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
   } launch;
   std::uint32_t cursor = 0;                                // next SM to try, breadth-first over SMs
   std::vector<std::unique_ptr<ptx::Executor::Cta>> spare;  // finished CTAs, for their storage
-  std::string failed;  // the kernel that faulted, after which the model cannot run on
+  std::string failed;     // the kernel that faulted, after which the model cannot run on
+  L2AccessPolicy policy;  // the running kernel's
 
   Top(sc_core::sc_module_name name, ArchConfig a, std::uint64_t sample_cycles)
       : sc_core::sc_module(name), arch(std::move(a)), stats(arch, sample_cycles), map(arch) {
@@ -138,8 +139,13 @@ std::uint32_t ctas_per_sm(const ArchConfig& arch, const CtaShape& s) {
 
 }  // namespace
 
+void PerformanceGpu::reset_persisting_l2() {
+  for (auto& slice : top_->slices) slice->reset_persisting();
+}
+
 KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& module,
-                              const std::string& kernel, const ptx::LaunchConfig& config) {
+                              const std::string& kernel, const ptx::LaunchConfig& config,
+                              const L2AccessPolicy& policy) {
   Top& t = *top_;
   if (!t.failed.empty())
     throw std::logic_error("the performance model stopped inside kernel '" + t.failed +
@@ -158,6 +164,8 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
         std::to_string(t.launch.shape.shared_bytes) + " bytes of shared memory; an SM of " +
         t.arch.name + " has " + std::to_string(t.arch.sm.max_warps) + ", " +
         std::to_string(t.arch.sm.registers) + " and " + std::to_string(t.arch.sm.shared_bytes));
+  t.policy = policy;
+  for (auto& slice : t.slices) slice->set_policy(t.policy);
   const Clock clock(t.arch.sm.clock_hz);
   const std::uint64_t start_ps = t.events.now();
   const std::uint64_t start = clock.cycle_at_or_after(start_ps);

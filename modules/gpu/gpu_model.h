@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gpu/arch_config.h"
+#include "gpu/l2_policy.h"
 #include "gpu/perf_stats.h"
 #include "ptx/executor.h"
 
@@ -42,10 +43,13 @@ class PerformanceGpu {
   PerformanceGpu& operator=(const PerformanceGpu&) = delete;
 
   const ArchConfig& arch() const;
-  // Runs a kernel to completion. Throws what the PTX engine throws (faults,
-  // bad launches) and ptx::ExecutionError when CTAs can never finish.
+  // Runs a kernel to completion under an L2 access policy. Throws what the
+  // PTX engine throws (faults, bad launches) and ptx::ExecutionError when CTAs
+  // can never finish.
   KernelRun run(ptx::Executor& executor, const ptx::LoadedModule& module, const std::string& kernel,
-                const ptx::LaunchConfig& config);
+                const ptx::LaunchConfig& config, const L2AccessPolicy& policy = {});
+  // Makes every persisting L2 line normal again.
+  void reset_persisting_l2();
 
  private:
   struct Top;

@@ -1,5 +1,7 @@
 #include "gpu/l2_slice.h"
 
+#include <algorithm>
+
 namespace cnuas::gpu {
 
 L2Slice::L2Slice(sc_core::sc_module_name name, std::uint32_t index, const ArchConfig& arch,
@@ -20,6 +22,18 @@ L2Slice::L2Slice(sc_core::sc_module_name name, std::uint32_t index, const ArchCo
       latency_ps_(clock_.span_ps(arch.l2.hit_latency)) {
   from_noc.register_nb_transport_fw(this, &L2Slice::nb_transport_fw);
   to_dram.register_nb_transport_bw(this, &L2Slice::nb_transport_bw);
+}
+
+void L2Slice::set_policy(const L2AccessPolicy& policy) {
+  policy_ = &policy;
+  // The set-aside as a share of every set's ways, to the nearest way, at
+  // least one when any is set aside.
+  const std::uint64_t ways = tags_.ways();
+  std::uint64_t share = 0;
+  if (policy.set_aside_bytes > 0)
+    share = std::max<std::uint64_t>(
+        1, (policy.set_aside_bytes * ways + cfg_.size_bytes / 2) / cfg_.size_bytes);
+  tags_.set_persisting_ways(static_cast<std::uint32_t>(std::min(share, ways)));
 }
 
 tlm::tlm_sync_enum L2Slice::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
@@ -45,7 +59,7 @@ void L2Slice::access(MemRequest& r, std::uint64_t now) {
     w.l2_hits += hits;
     stats_.total().l2_misses += misses;
     w.l2_misses += misses;
-    write_back(tags_.fill(r.line, key, r.sectors, true), start + latency_ps_);
+    write_back(tags_.fill(r.line, key, r.sectors, true, retention(r.line)), start + latency_ps_);
     pool_.put(&r);
     return;
   }
@@ -54,7 +68,10 @@ void L2Slice::access(MemRequest& r, std::uint64_t now) {
     case MshrTable::Outcome::Hit:
       stats_.total().l2_hits += hits;
       w.l2_hits += hits;
-      if (r.access == Access::Atomic) tags_.fill(r.line, key, r.sectors, true);
+      if (r.access == Access::Atomic)
+        tags_.fill(r.line, key, r.sectors, true, retention(r.line));
+      else if (retention(r.line) == Retention::Persisting)
+        tags_.fill(r.line, key, 0, false, Retention::Persisting);  // a hit makes it persist
       events_.schedule(start + latency_ps_, this, kRespond, &r);
       return;
     case MshrTable::Outcome::Waiting:
@@ -91,11 +108,12 @@ tlm::tlm_sync_enum L2Slice::nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tl
   const std::uint64_t now = events_.now();
   if (d.access == Access::Read) {
     const std::uint64_t key = map_.slice_local(d.line);
-    write_back(tags_.fill(d.line, key, d.sectors, false), now);
+    write_back(tags_.fill(d.line, key, d.sectors, false, retention(d.line)), now);
     done_.clear();
     mshrs_.arrive(d.line, d.sectors, done_);
     for (MemRequest* r : done_) {
-      if (r->access == Access::Atomic) tags_.fill(r->line, key, r->sectors, true);
+      if (r->access == Access::Atomic)
+        tags_.fill(r->line, key, r->sectors, true, retention(r->line));
       events_.schedule(now, this, kRespond, r);
     }
     if (!mshrs_.stalled.empty() && !mshrs_.full()) events_.schedule(now, this, kRetry);

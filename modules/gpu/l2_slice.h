@@ -11,6 +11,7 @@
 #include "gpu/address_map.h"
 #include "gpu/clock.h"
 #include "gpu/event_queue.h"
+#include "gpu/l2_policy.h"
 #include "gpu/mshr_table.h"
 #include "gpu/perf_stats.h"
 #include "gpu/tag_array.h"
@@ -25,6 +26,10 @@ class L2Slice : public sc_core::sc_module, public EventTarget {
   L2Slice(sc_core::sc_module_name name, std::uint32_t index, const ArchConfig& arch,
           const AddressMap& map, EventQueue& events, RequestPool& pool, PerfRecorder& stats);
   void on_event(std::uint32_t kind, void* data, std::uint64_t now_ps) override;
+  // The access policy of the kernel about to run (kept by the caller); its
+  // set-aside decides how many ways of each set persisting lines may hold.
+  void set_policy(const L2AccessPolicy& policy);
+  void reset_persisting() { tags_.reset_persisting(); }
 
  private:
   enum Event : std::uint32_t { kRespond, kToDram, kRetry };
@@ -35,6 +40,9 @@ class L2Slice : public sc_core::sc_module, public EventTarget {
   void access(MemRequest& r, std::uint64_t now);
   void to_dram_at(std::uint64_t at, std::uint64_t line, std::uint32_t sectors, Access a);
   void write_back(const TagArray::Eviction& e, std::uint64_t at);
+  Retention retention(std::uint64_t line) const {
+    return policy_ ? policy_->retention(line, cfg_.line_bytes) : Retention::Normal;
+  }
 
   std::uint32_t index_;
   const L2Config& cfg_;
@@ -48,6 +56,7 @@ class L2Slice : public sc_core::sc_module, public EventTarget {
   LaneSet port_;
   std::uint64_t latency_ps_;
   std::vector<MemRequest*> done_;
+  const L2AccessPolicy* policy_ = nullptr;
 };
 
 }  // namespace cnuas::gpu

@@ -24,6 +24,7 @@ inline constexpr FieldOption kFieldOptions[] = {
     {"CNUAS_GPU_KERNEL_MODES", "gpu-kernel-modes", "kernel_modes"},
     {"CNUAS_GPU_ARCH", "gpu-arch", "architecture"},
     {"CNUAS_GPU_SAMPLE", "gpu-sample", "sample_cycles"},
+    {"CNUAS_GPU_COMPUTE_CAPABILITY", "gpu-compute-capability", "compute_capability"},
 };
 
 struct ProgramSettings {

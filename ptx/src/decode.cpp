@@ -177,11 +177,9 @@ bool is_sampling(Opcode op) {
 
 bool sample_word(const std::string& m, Instruction& inst) {
   SampleOp& t = inst.sample;
-  static const std::map<std::string, std::pair<int, bool>> geometry{{"1d", {1, false}},
-                                                                    {"2d", {2, false}},
-                                                                    {"3d", {3, false}},
-                                                                    {"a1d", {1, true}},
-                                                                    {"a2d", {2, true}}};
+  static const std::map<std::string, std::pair<int, bool>> geometry{
+      {"1d", {1, false}}, {"2d", {2, false}},   {"3d", {3, false}},  {"a1d", {1, true}},
+      {"a2d", {2, true}}, {"cube", {2, false}}, {"acube", {2, true}}};
   static const std::map<std::string, SampleOp::Attr> attrs{
       {"width", SampleOp::Attr::Width},
       {"height", SampleOp::Attr::Height},
@@ -199,6 +197,7 @@ bool sample_word(const std::string& m, Instruction& inst) {
   if (auto g = geometry.find(m); g != geometry.end()) {
     t.dims = static_cast<std::uint8_t>(g->second.first);
     t.layered = g->second.second;
+    t.cube = m == "cube" || m == "acube";
     return true;
   }
   if (auto a = attrs.find(m); a != attrs.end()) return t.attr = a->second, true;
@@ -385,6 +384,10 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
       inst.flags |= kIdx;
     } else if (inst.op == Opcode::cvta && m == "to") {
       inst.flags |= kTo;
+    } else if (inst.op == Opcode::griddepcontrol && (m == "wait" || m == "launch_dependents")) {
+      // Programmatic dependent launch: launches on a stream run one after
+      // another, so the grids a kernel waits for have finished and there is
+      // nothing to release early.
     } else if (harmless(m)) {
       // accepted: no functional effect
     } else if (inst.unsupported.empty()) {
@@ -616,7 +619,9 @@ void check_supported(Instruction& inst) {
   if ((inst.op == Opcode::tex || inst.op == Opcode::tld4 || inst.op == Opcode::suld ||
        inst.op == Opcode::sust) &&
       inst.sample.dims == 0)
-    inst.unsupported = "this texture geometry (cube maps and multisample are not implemented)";
+    inst.unsupported = "this texture geometry (multisample is not implemented)";
+  if ((inst.op == Opcode::suld || inst.op == Opcode::sust) && inst.sample.cube)
+    inst.unsupported = "a surface with cube geometry (surfCubemap* use .a2d)";
   if ((inst.op == Opcode::suld || inst.op == Opcode::sust) && !inst.sample.raw)
     inst.unsupported = "formatted surface access (.p); raw (.b) is implemented";
   if ((inst.op == Opcode::txq || inst.op == Opcode::suq) &&

@@ -3,6 +3,9 @@
 
 #include <cstring>
 #include <memory>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <ostream>
 #include <vector>
 
@@ -185,6 +188,34 @@ inline std::uint64_t address_mask(const Ctx& c, const Operand& addr, Space space
 // Writes v (truncated to the type) to lane l of register operand o; ignores sinks.
 inline void put(Ctx& c, const Operand& o, unsigned lane, std::uint64_t v) {
   if (o.kind == Operand::Kind::Reg) c.reg(o.reg)[lane] = v;
+}
+
+// Bit arithmetic rather than __builtin_popcount, which is a library call when
+// the target has no popcnt instruction (baseline x86-64).
+inline std::uint32_t lane_count(std::uint32_t m) {
+  m = m - ((m >> 1) & 0x55555555u);
+  m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+  return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
+// The lanes whose 64-bit value is nonzero (a predicate register as a mask),
+// two lanes per SSE2 comparison where the target has it.
+inline std::uint32_t nonzero_lanes(const std::uint64_t* p) {
+#if defined(__SSE2__)
+  const __m128i zero = _mm_setzero_si128();
+  std::uint32_t zeros = 0;
+  for (unsigned l = 0; l < 32; l += 2) {
+    const __m128i eq =
+        _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + l)), zero);
+    const __m128i both = _mm_and_si128(eq, _mm_shuffle_epi32(eq, 0xb1));  // both halves zero
+    zeros |= static_cast<std::uint32_t>(_mm_movemask_pd(_mm_castsi128_pd(both))) << l;
+  }
+  return ~zeros;
+#else
+  std::uint32_t g = 0;
+  for (unsigned l = 0; l < 32; ++l) g |= static_cast<std::uint32_t>(p[l] != 0) << l;
+  return g;
+#endif
 }
 
 template <class F>

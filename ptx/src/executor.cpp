@@ -262,17 +262,9 @@ UnitClass unit_class(const Instruction& i) {
 
 namespace {
 
-// Bit arithmetic rather than __builtin_popcount, which is a library call when
-// the target has no popcnt instruction (baseline x86-64), once per step.
-std::uint32_t popcount(std::uint32_t m) {
-  m = m - ((m >> 1) & 0x55555555u);
-  m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
-  return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
-}
-
 std::uint32_t live_threads(const Executor::Cta::State& s) {
   std::uint32_t n = 0;
-  for (const Warp& w : s.warps) n += popcount(w.valid & ~w.exited);
+  for (const Warp& w : s.warps) n += lane_count(w.valid & ~w.exited);
   return n;
 }
 
@@ -325,7 +317,7 @@ void exit_lanes(Executor::Cta::State& s, Warp& w, std::uint32_t lanes) {
   for (std::uint32_t id = 0; id < 16; ++id)
     if (w.counted[id] && s.bar_expected[id]) {
       const std::uint32_t more = lanes & w.valid & ~w.counted[id];
-      s.arrived[id] += popcount(more);
+      s.arrived[id] += lane_count(more);
       w.counted[id] |= more;
     }
   w.exited |= lanes;
@@ -458,10 +450,57 @@ void exit_lanes_bound_to_leave(State& s, Warp& w) {
   if (leaving) exit_lanes(s, w, leaving);
 }
 
+// Runs one instruction in its group; false when no group runs it. The groups
+// are tried in a fixed order, the first that handles an instruction runs it;
+// the frequent opcodes go straight to their group, which the groups before it
+// in that order are known to decline (integer declines memory, conversion,
+// texture and float-typed arithmetic; float declines memory and texture).
+bool execute(Ctx& c, const Instruction& i) {
+  switch (i.op) {
+    case Opcode::ld:
+    case Opcode::ldu:
+    case Opcode::st:
+    case Opcode::atom:
+    case Opcode::red:
+      if (exec_memory(c, i)) return true;
+      break;
+    case Opcode::cvt:
+      if (exec_convert(c, i)) return true;
+      break;
+    case Opcode::tex:
+    case Opcode::tld4:
+    case Opcode::suld:
+    case Opcode::sust:
+    case Opcode::txq:
+    case Opcode::suq:
+      if (exec_texture(c, i)) return true;
+      break;
+    case Opcode::mov:
+    case Opcode::selp:
+    case Opcode::slct:
+      break;  // the integer group's, whatever the type
+    default:
+      if (is_float(i.type) && exec_float(c, i)) return true;
+      break;
+  }
+  return exec_integer(c, i) || exec_float(c, i) || exec_convert(c, i) || exec_memory(c, i) ||
+         exec_warp(c, i) || exec_matrix(c, i) || exec_mma(c, i) || exec_mbarrier(c, i) ||
+         exec_texture(c, i) || exec_video(c, i);
+}
+
+// A warp whose top SIMT entry can issue as it is: what settle() finds at once
+// for most instructions, checked inline.
+inline bool settled(const Warp& w) {
+  if (w.simt.empty()) return false;
+  const SimtEntry& top = w.simt.back();
+  return (top.mask & ~w.exited) != 0 && top.pc != top.rpc && !top.held &&
+         (w.frames.size() == 1 || w.simt.size() != w.frames.back().simt_depth);
+}
+
 bool step_state(State& s, std::size_t wi, StepRecord* record) {
   Warp& w = s.warps[wi];
   if (w.waiting) return false;
-  if (!settle(s, w) || w.waiting) return false;
+  if (!settled(w) && (!settle(s, w) || w.waiting)) return false;
   SimtEntry& top = w.simt.back();
   const Frame& frame = w.frames.back();
   const Function& fn = *frame.fn;
@@ -478,16 +517,15 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
   const Instruction& i = fn.code[pc];
   std::uint32_t active = mask;
   if (i.guard >= 0) {
-    const std::uint64_t* p = &w.regs[(frame.reg_base + static_cast<std::uint32_t>(i.guard)) * 32u];
-    std::uint32_t g = 0;
-    for (unsigned l = 0; l < 32; ++l) g |= static_cast<std::uint32_t>(p[l] != 0) << l;
+    const std::uint32_t g =
+        nonzero_lanes(&w.regs[(frame.reg_base + static_cast<std::uint32_t>(i.guard)) * 32u]);
     active &= i.guard_negated ? ~g : g;
   }
   if (++s.stats.warp_instructions > s.limit)
     s.fault(w, static_cast<unsigned>(__builtin_ctz(mask)), i,
             "instruction limit of " + std::to_string(s.limit) +
                 " warp instructions reached (a kernel that never ends?)");
-  s.stats.thread_instructions += popcount(active);
+  s.stats.thread_instructions += lane_count(active);
   ++s.clock;
   if (record) {
     record->pc = pc;
@@ -619,7 +657,7 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
         ClusterState& cl = *s.cluster;
         if (i.mode == Mode::ClusterArrive) {
           w.cluster_target = cl.phase + 1;
-          cl.arrived += popcount(active);
+          cl.arrived += lane_count(active);
           check_cluster_barrier(cl);
         } else if (cl.phase < w.cluster_target) {
           if (w.held)
@@ -647,7 +685,7 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
         // count warps on the hardware: its exited lanes count as arrived, once a phase.
         if (!w.counted[id]) {
           const std::uint32_t gone = w.exited & w.valid;
-          s.arrived[id] += popcount(gone);
+          s.arrived[id] += lane_count(gone);
           w.counted[id] = gone;
         }
         w.counted[id] |= active;
@@ -669,7 +707,7 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
         w.bar_inst = &i;
         w.bar_mask |= active;
       }
-      s.arrived[id] += popcount(active);
+      s.arrived[id] += lane_count(active);
       if (!i.has(kArrive)) {
         if (w.held && w.barrier_id != id)
           s.fault(w, static_cast<unsigned>(__builtin_ctz(active)), i,
@@ -703,10 +741,7 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
   }
   top.pc = pc + 1;
   if (active == 0) return true;
-  if (exec_integer(c, i) || exec_float(c, i) || exec_convert(c, i) || exec_memory(c, i) ||
-      exec_warp(c, i) || exec_matrix(c, i) || exec_mma(c, i) || exec_mbarrier(c, i) ||
-      exec_texture(c, i) || exec_video(c, i))
-    return true;
+  if (execute(c, i)) return true;
   s.fault(w, static_cast<unsigned>(__builtin_ctz(active)), i,
           std::string("not supported: ") + std::string(opcode_name(i.op)) + " in this form");
 }
@@ -773,7 +808,7 @@ class GroupRun {
 };
 
 bool GroupRun::round(const std::vector<State*>& ctas) {
-  bool progress = false, all_done = true, all_yielded = true;
+  bool progress = false, all_done = true, all_yielded = true, any_yielded = false;
   std::uint64_t writes = 0;
   for (const State* s : ctas) writes += s->global_writes;
   for (State* sp : ctas) {
@@ -788,6 +823,7 @@ bool GroupRun::round(const std::vector<State*>& ctas) {
       }
       const bool yielded = s.warps[w].yield;
       s.warps[w].yield = false;
+      any_yielded = any_yielded || yielded;
       if (!s.warps[w].done()) {
         all_done = false;
         if (!yielded && !s.warps[w].waiting) all_yielded = false;
@@ -797,7 +833,10 @@ bool GroupRun::round(const std::vector<State*>& ctas) {
   std::uint64_t writes_after = 0;
   for (const State* s : ctas) writes_after += s->global_writes;
   bool stuck = false;
-  if (all_yielded && !all_done && progress) {
+  // Only a round in which some warp failed an mbarrier wait can be stuck: one
+  // in which every warp merely reached a barrier (most rounds of a kernel that
+  // synchronizes often) either completed it or leaves nothing to issue.
+  if (all_yielded && any_yielded && !all_done && progress) {
     group_state_bytes(ctas, after_);
     stuck = have_before_ && writes == writes_after && after_ == before_;
     before_.swap(after_);
@@ -906,7 +945,8 @@ void reset_cta(Executor::Cta::State& s, const Function& f, Dim3 cta_id) {
     w.bar_mask = 0;
     w.cluster_target = 0;
     std::fill(std::begin(w.carry), std::end(w.carry), std::uint8_t{0});
-    w.regs.assign(f.registers.size() * 32, 0);
+    w.regs.resize(f.registers.size() * 32);  // all zero (memset: the fill loop showed in profiles)
+    std::memset(w.regs.data(), 0, w.regs.size() * sizeof(w.regs[0]));
     if (w.stack.size() != stack) w.stack.assign(stack, 0);
     w.frames.clear();
     w.frames.push_back({&f, 0, 0, 0, 0, nullptr});

@@ -14,6 +14,10 @@ inline void map1(Ctx& c, const Instruction& i, F f) {
   if (i.ops[0].kind != Operand::Kind::Reg) return;
   std::uint64_t* d = c.reg(i.ops[0].reg);
   const std::uint32_t m = c.mask;
+  if (m == ~0u) {  // a converged warp: a straight loop
+    for (unsigned l = 0; l < 32; ++l) d[l] = f(a[l]);
+    return;
+  }
   for (unsigned l = 0; l < 32; ++l) {
     const std::uint64_t r = f(a[l]);
     d[l] = ((m >> l) & 1) ? r : d[l];
@@ -28,6 +32,10 @@ inline void map2(Ctx& c, const Instruction& i, F f) {
   if (i.ops[0].kind != Operand::Kind::Reg) return;
   std::uint64_t* d = c.reg(i.ops[0].reg);
   const std::uint32_t m = c.mask;
+  if (m == ~0u) {  // a converged warp: a straight loop
+    for (unsigned l = 0; l < 32; ++l) d[l] = f(a[l], b[l]);
+    return;
+  }
   for (unsigned l = 0; l < 32; ++l) {
     const std::uint64_t r = f(a[l], b[l]);
     d[l] = ((m >> l) & 1) ? r : d[l];
@@ -43,6 +51,10 @@ inline void map3(Ctx& c, const Instruction& i, F f) {
   if (i.ops[0].kind != Operand::Kind::Reg) return;
   std::uint64_t* d = c.reg(i.ops[0].reg);
   const std::uint32_t m = c.mask;
+  if (m == ~0u) {  // a converged warp: a straight loop
+    for (unsigned l = 0; l < 32; ++l) d[l] = f(a[l], b[l], x[l]);
+    return;
+  }
   for (unsigned l = 0; l < 32; ++l) {
     const std::uint64_t r = f(a[l], b[l], x[l]);
     d[l] = ((m >> l) & 1) ? r : d[l];
@@ -59,6 +71,10 @@ inline void map4(Ctx& c, const Instruction& i, F f) {
   if (i.ops[0].kind != Operand::Kind::Reg) return;
   std::uint64_t* d = c.reg(i.ops[0].reg);
   const std::uint32_t m = c.mask;
+  if (m == ~0u) {  // a converged warp: a straight loop
+    for (unsigned l = 0; l < 32; ++l) d[l] = f(a[l], b[l], x[l], y[l]);
+    return;
+  }
   for (unsigned l = 0; l < 32; ++l) {
     const std::uint64_t r = f(a[l], b[l], x[l], y[l]);
     d[l] = ((m >> l) & 1) ? r : d[l];

@@ -24,7 +24,8 @@ std::uint64_t DeviceMemory::map_pages(std::uint64_t bytes) {
   auto* data = static_cast<std::uint8_t*>(std::calloc(size, 1));
   if (!data) throw std::bad_alloc();
   const std::uint64_t base = next_;
-  mappings_.emplace(base, Mapping{size, std::unique_ptr<std::uint8_t, FreeBytes>(data), data, 0});
+  std::shared_ptr<std::uint8_t> owned(data, [](std::uint8_t* p) { std::free(p); });
+  mappings_.emplace(base, Mapping{size, std::move(owned), data, 0});
   // An unmapped page after each mapping, so that running off its end faults.
   next_ = base + size + kDevicePage;
   return base;
@@ -68,6 +69,62 @@ void DeviceMemory::adopt(void* host, std::uint64_t bytes) {
   mappings_.emplace(base, Mapping{size, nullptr, data, 1});
   blocks_.emplace(base, Block{bytes, data, base, true});
   allocated_ += bytes;
+}
+
+bool DeviceMemory::overlaps(std::uint64_t base, std::uint64_t bytes) const {
+  // Mappings (and reservations) do not overlap one another, so only the last
+  // one starting before the range's end can reach into it.
+  const std::uint64_t end = base + bytes;
+  auto m = mappings_.lower_bound(end);
+  if (m != mappings_.begin() && std::prev(m)->first + std::prev(m)->second.size > base) return true;
+  auto r = reserved_.lower_bound(end);
+  return r != reserved_.begin() && std::prev(r)->first + std::prev(r)->second > base;
+}
+
+std::uint64_t DeviceMemory::reserve(std::uint64_t bytes, std::uint64_t align, std::uint64_t hint) {
+  if (bytes == 0 || bytes > (1ull << 46) || align == 0 || (align & (align - 1)) != 0)
+    throw std::invalid_argument("a reservation needs a size and a power-of-two alignment");
+  align = std::max(align, kDevicePage);
+  std::uint64_t base = round_up(next_, align);
+  if (hint != 0 && hint % align == 0 && hint >= kGlobalBase && hint + bytes > hint &&
+      !overlaps(hint, bytes))
+    base = hint;
+  // The page after the range stays unmapped, as after every mapping.
+  next_ = std::max(next_, round_up(base + bytes, kDevicePage) + kDevicePage);
+  reserved_.emplace(base, bytes);
+  return base;
+}
+
+void DeviceMemory::unreserve(std::uint64_t base) {
+  reserved_.erase(base);
+}
+
+void DeviceMemory::map(std::uint64_t addr, std::uint8_t* data, std::uint64_t bytes) {
+  if (bytes == 0 || addr + bytes < addr)
+    throw std::invalid_argument("an empty or wrapping range cannot be mapped");
+  auto next = mappings_.lower_bound(addr + bytes);
+  if (next != mappings_.begin() && std::prev(next)->first + std::prev(next)->second.size > addr)
+    throw std::invalid_argument("mapped range overlaps a mapping");
+  mappings_.emplace(addr, Mapping{bytes, nullptr, data, 1});
+  blocks_.emplace(addr, Block{bytes, data, addr, false});
+  allocated_ += bytes;
+}
+
+std::uint64_t DeviceMemory::alias(std::uint64_t addr, std::uint64_t bytes) {
+  auto f = blocks_.upper_bound(addr);
+  if (f == blocks_.begin() || bytes == 0)
+    throw std::invalid_argument("no allocation to alias at " + std::to_string(addr));
+  --f;
+  if (addr + bytes > f->first + f->second.size || addr + bytes < addr)
+    throw std::invalid_argument("the aliased range leaves its allocation");
+  std::uint8_t* data = f->second.data + (addr - f->first);
+  std::shared_ptr<std::uint8_t> owned = mappings_.at(f->second.mapping).owned;
+  const std::uint64_t base = next_;
+  next_ = base + round_up(bytes, kDevicePage) + kDevicePage;
+  mappings_.emplace(base, Mapping{bytes, std::move(owned), data, 1});
+  blocks_.emplace(base, Block{bytes, data, base, false});
+  allocated_ += bytes;
+  return base;
 }
 
 bool DeviceMemory::is_adopted(std::uint64_t addr) const {

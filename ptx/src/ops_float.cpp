@@ -63,6 +63,14 @@ void f32_op(Ctx& c, const Instruction& i, unsigned arity, F core) {
     map3(c, i, [&](u64 a, u64 b, u64 x) { return wrap(core(in(a), in(b), in(x))); });
 }
 
+// f32_op / f64_op with the instruction's rounding mode in force for all its
+// lanes (.ftz, .sat and the bit conversions around the core are exact, so
+// they do not care).
+template <class F>
+void f32_rounded(Ctx& c, const Instruction& i, unsigned arity, F core);
+template <class F>
+void f64_rounded(Ctx& c, const Instruction& i, unsigned arity, F core);
+
 template <class F>
 void f64_op(Ctx& c, const Instruction& i, unsigned arity, F core) {
   auto in = [](u64 b) { return bits_to_f64(b); };
@@ -72,6 +80,18 @@ void f64_op(Ctx& c, const Instruction& i, unsigned arity, F core) {
     map2(c, i, [&](u64 a, u64 b) { return f64_to_bits(core(in(a), in(b), 0.0)); });
   else
     map3(c, i, [&](u64 a, u64 b, u64 x) { return f64_to_bits(core(in(a), in(b), in(x))); });
+}
+
+template <class F>
+void f32_rounded(Ctx& c, const Instruction& i, unsigned arity, F core) {
+  const RoundingScope scope(i.round);
+  f32_op(c, i, arity, core);
+}
+
+template <class F>
+void f64_rounded(Ctx& c, const Instruction& i, unsigned arity, F core) {
+  const RoundingScope scope(i.round);
+  f64_op(c, i, arity, core);
 }
 
 // Half-precision (f16/bf16, scalar or packed pair): each half computed exactly
@@ -170,11 +190,99 @@ bool compare_float(Cmp cmp, double x, double y) {
   }
 }
 
+namespace {
+
+// setp.cmp.f32/f64 into p (and its negation into q), without a combining
+// predicate or .ftz: compare_float's result with the comparison chosen once
+// per instruction. (A float converted to double compares as the float does.)
+template <class T, class Op>
+void compare_floats(Ctx& c, const Instruction& i, Op op) {
+  std::uint64_t sa[32], sb[32];
+  const u64* a = c.src(i.ops[1], sa);
+  const u64* b = c.src(i.ops[2], sb);
+  bool r[32];
+  for (unsigned l = 0; l < 32; ++l) {
+    T x, y;
+    if constexpr (sizeof(T) == 4) {
+      x = bits_to_f32(a[l]), y = bits_to_f32(b[l]);
+    } else {
+      x = bits_to_f64(a[l]), y = bits_to_f64(b[l]);
+    }
+    r[l] = op(x, y);
+  }
+  const Operand& d = i.ops[0];
+  u64* p = d.kind == Operand::Kind::Reg ? c.reg(d.reg) : nullptr;
+  u64* q = d.reg2 >= 0 ? c.reg(d.reg2) : nullptr;
+  const std::uint32_t m = c.mask;
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!((m >> l) & 1)) continue;
+    if (p) p[l] = r[l];
+    if (q) q[l] = !r[l];
+  }
+}
+
+template <class T>
+bool compare_floats(Ctx& c, const Instruction& i) {
+  auto nan = [](T x, T y) { return x != x || y != y; };
+  switch (i.cmp) {
+    case Cmp::Eq:
+      compare_floats<T>(c, i, [](T x, T y) { return x == y; });
+      return true;
+    case Cmp::Ne:  // ordered: false when either is NaN
+      compare_floats<T>(c, i, [nan](T x, T y) { return !nan(x, y) && x != y; });
+      return true;
+    case Cmp::Lt:
+      compare_floats<T>(c, i, [](T x, T y) { return x < y; });
+      return true;
+    case Cmp::Le:
+      compare_floats<T>(c, i, [](T x, T y) { return x <= y; });
+      return true;
+    case Cmp::Gt:
+      compare_floats<T>(c, i, [](T x, T y) { return x > y; });
+      return true;
+    case Cmp::Ge:
+      compare_floats<T>(c, i, [](T x, T y) { return x >= y; });
+      return true;
+    case Cmp::Equ:
+      compare_floats<T>(c, i, [nan](T x, T y) { return nan(x, y) || x == y; });
+      return true;
+    case Cmp::Neu:
+      compare_floats<T>(c, i, [](T x, T y) { return x != y; });
+      return true;
+    case Cmp::Ltu:
+      compare_floats<T>(c, i, [](T x, T y) { return !(x >= y); });
+      return true;
+    case Cmp::Leu:
+      compare_floats<T>(c, i, [](T x, T y) { return !(x > y); });
+      return true;
+    case Cmp::Gtu:
+      compare_floats<T>(c, i, [](T x, T y) { return !(x <= y); });
+      return true;
+    case Cmp::Geu:
+      compare_floats<T>(c, i, [](T x, T y) { return !(x < y); });
+      return true;
+    case Cmp::Num:
+      compare_floats<T>(c, i, [nan](T x, T y) { return !nan(x, y); });
+      return true;
+    case Cmp::Nan:
+      compare_floats<T>(c, i, nan);
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 bool exec_float(Ctx& c, const Instruction& i) {
   const Type t = i.type;
   if (!is_float(t)) return false;
   const Round r = i.round;
   const bool nan_mode = i.has(kNaN);
+  if (i.op == Opcode::setp && (t == Type::F32 || t == Type::F64) && !i.has(kFtz) && !i.has(kAnd) &&
+      !i.has(kOr) && !i.has(kXor) &&
+      (t == Type::F32 ? compare_floats<float>(c, i) : compare_floats<double>(c, i)))
+    return true;
   if (i.op == Opcode::setp || i.op == Opcode::set) {
     std::uint64_t sa[32], sb[32], sp[32];
     const u64* a = c.src(i.ops[1], sa);
@@ -272,19 +380,15 @@ bool exec_float(Ctx& c, const Instruction& i) {
             return true;
           }
         }
-        f32_op(c, i, 2, [r](float a, float b, float) {
-          return with_rounding(r, [&] {
-            volatile float v = a + b;
-            return float{v};
-          });
+        f32_rounded(c, i, 2, [](float a, float b, float) {
+          volatile float v = a + b;
+          return float{v};
         });
         return true;
       case Opcode::sub:
-        f32_op(c, i, 2, [r](float a, float b, float) {
-          return with_rounding(r, [&] {
-            volatile float v = a - b;
-            return float{v};
-          });
+        f32_rounded(c, i, 2, [](float a, float b, float) {
+          volatile float v = a - b;
+          return float{v};
         });
         return true;
       case Opcode::mul:
@@ -292,11 +396,9 @@ bool exec_float(Ctx& c, const Instruction& i) {
           map2(c, i, [](u64 a, u64 b) { return f32_to_bits(bits_to_f32(a) * bits_to_f32(b)); });
           return true;
         }
-        f32_op(c, i, 2, [r](float a, float b, float) {
-          return with_rounding(r, [&] {
-            volatile float v = a * b;
-            return float{v};
-          });
+        f32_rounded(c, i, 2, [](float a, float b, float) {
+          volatile float v = a * b;
+          return float{v};
         });
         return true;
       case Opcode::fma:
@@ -307,35 +409,27 @@ bool exec_float(Ctx& c, const Instruction& i) {
           });
           return true;
         }
-        f32_op(c, i, 3, [r](float a, float b, float x) {
-          return with_rounding(r, [&] {
-            volatile float v = std::fma(a, b, x);
-            return float{v};
-          });
+        f32_rounded(c, i, 3, [](float a, float b, float x) {
+          volatile float v = std::fma(a, b, x);
+          return float{v};
         });
         return true;
       case Opcode::div:
-        f32_op(c, i, 2, [r](float a, float b, float) {
-          return with_rounding(r, [&] {
-            volatile float v = a / b;
-            return float{v};
-          });
+        f32_rounded(c, i, 2, [](float a, float b, float) {
+          volatile float v = a / b;
+          return float{v};
         });
         return true;
       case Opcode::rcp:
-        f32_op(c, i, 1, [r](float a, float, float) {
-          return with_rounding(r, [&] {
-            volatile float v = 1.0f / a;
-            return float{v};
-          });
+        f32_rounded(c, i, 1, [](float a, float, float) {
+          volatile float v = 1.0f / a;
+          return float{v};
         });
         return true;
       case Opcode::sqrt:
-        f32_op(c, i, 1, [r](float a, float, float) {
-          return with_rounding(r, [&] {
-            volatile float v = std::sqrt(a);
-            return float{v};
-          });
+        f32_rounded(c, i, 1, [](float a, float, float) {
+          volatile float v = std::sqrt(a);
+          return float{v};
         });
         return true;
       case Opcode::rsqrt:
@@ -385,60 +479,46 @@ bool exec_float(Ctx& c, const Instruction& i) {
   if (t == Type::F64) {
     switch (i.op) {
       case Opcode::add:
-        f64_op(c, i, 2, [r](double a, double b, double) {
-          return with_rounding(r, [&] {
-            volatile double v = a + b;
-            return double{v};
-          });
+        f64_rounded(c, i, 2, [](double a, double b, double) {
+          volatile double v = a + b;
+          return double{v};
         });
         return true;
       case Opcode::sub:
-        f64_op(c, i, 2, [r](double a, double b, double) {
-          return with_rounding(r, [&] {
-            volatile double v = a - b;
-            return double{v};
-          });
+        f64_rounded(c, i, 2, [](double a, double b, double) {
+          volatile double v = a - b;
+          return double{v};
         });
         return true;
       case Opcode::mul:
-        f64_op(c, i, 2, [r](double a, double b, double) {
-          return with_rounding(r, [&] {
-            volatile double v = a * b;
-            return double{v};
-          });
+        f64_rounded(c, i, 2, [](double a, double b, double) {
+          volatile double v = a * b;
+          return double{v};
         });
         return true;
       case Opcode::fma:
       case Opcode::mad:
-        f64_op(c, i, 3, [r](double a, double b, double x) {
-          return with_rounding(r, [&] {
-            volatile double v = std::fma(a, b, x);
-            return double{v};
-          });
+        f64_rounded(c, i, 3, [](double a, double b, double x) {
+          volatile double v = std::fma(a, b, x);
+          return double{v};
         });
         return true;
       case Opcode::div:
-        f64_op(c, i, 2, [r](double a, double b, double) {
-          return with_rounding(r, [&] {
-            volatile double v = a / b;
-            return double{v};
-          });
+        f64_rounded(c, i, 2, [](double a, double b, double) {
+          volatile double v = a / b;
+          return double{v};
         });
         return true;
       case Opcode::rcp:
-        f64_op(c, i, 1, [r](double a, double, double) {
-          return with_rounding(r, [&] {
-            volatile double v = 1.0 / a;
-            return double{v};
-          });
+        f64_rounded(c, i, 1, [](double a, double, double) {
+          volatile double v = 1.0 / a;
+          return double{v};
         });
         return true;
       case Opcode::sqrt:
-        f64_op(c, i, 1, [r](double a, double, double) {
-          return with_rounding(r, [&] {
-            volatile double v = std::sqrt(a);
-            return double{v};
-          });
+        f64_rounded(c, i, 1, [](double a, double, double) {
+          volatile double v = std::sqrt(a);
+          return double{v};
         });
         return true;
       case Opcode::rsqrt:

@@ -1,5 +1,6 @@
 // ld/ldu/st (vectors, every state space, generic addressing), atom and red,
 // and cp.async (performed at issue: the copy is complete before the wait).
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -152,7 +153,26 @@ unsigned reg_bits(const Ctx& c, std::int32_t r) {
 u64 load_value(const std::uint8_t* p, Type t) {
   const unsigned n = type_bytes(t);
   u64 v = 0;
-  std::memcpy(&v, p, n > 8 ? 8 : n);
+  switch (n) {  // fixed sizes: a variable-size copy into v stalls the load of v
+    case 1:
+      v = *p;
+      break;
+    case 2: {
+      std::uint16_t h;
+      std::memcpy(&h, p, 2);
+      v = h;
+      break;
+    }
+    case 4: {
+      std::uint32_t w;
+      std::memcpy(&w, p, 4);
+      v = w;
+      break;
+    }
+    default:
+      std::memcpy(&v, p, n > 8 ? 8 : n);
+      break;
+  }
   if (is_signed(t)) v = static_cast<u64>(sign_extend(v, n * 8));
   return v;
 }
@@ -264,93 +284,144 @@ inline std::uint8_t* fast_resolve(Ctx& c, const Access& acc, unsigned lane, u64 
   return p;
 }
 
-// Access::address with the operand's register row and constant part found
-// once per instruction instead of once per lane.
-struct LaneAddress {
-  const u64* base;  // the address register's lanes, or null
-  u64 offset;
-  u64 mask;  // Access::mask: 32-bit addresses wrap
-  LaneAddress(Ctx& c, const Access& acc)
-      : base(acc.addr.reg >= 0 ? c.reg(acc.addr.reg) : nullptr),
-        offset(static_cast<u64>(acc.addr.imm) +
-               (acc.addr.reg < 0 && acc.addr.has_symbol ? c.symbol_value(acc.addr, 0) : 0)),
-        mask(acc.mask) {}
-  u64 operator()(unsigned lane) const { return ((base ? base[lane] : 0) + offset) & mask; }
+// Every lane's address of an access (inactive lanes' too, harmlessly).
+struct Lanes {
+  u64 a[32];
+  bool uniform;  // no address register: every lane has a[0] (ld.param)
 };
 
-// When every active lane's B bytes lie in one block of the access's space
-// (one allocation, this CTA's shared memory, the kernel parameters), the
-// pointer for address `lo` and the space; lanes then need no lookup each.
-// Otherwise null: the lanes are resolved one by one (and a bad one faults).
-template <unsigned B>
-std::uint8_t* span(Ctx& c, const Access& acc, const LaneAddress& address, u64& lo, Space& space) {
-  u64 hi = 0;
-  lo = ~u64{0};
-  each_lane(c.mask, [&](unsigned l) {
-    const u64 a = address(l);
-    lo = a < lo ? a : lo;
-    hi = a > hi ? a : hi;
-  });
-  if (hi + B < hi) return nullptr;
-  const u64 bytes = hi + B - lo;
+// The operand's register row and constant part are found once per
+// instruction, not per lane.
+void lane_addresses(Ctx& c, const Access& acc, Lanes& lanes) {
+  const u64 offset = static_cast<u64>(acc.addr.imm) +
+                     (acc.addr.reg < 0 && acc.addr.has_symbol ? c.symbol_value(acc.addr, 0) : 0);
+  lanes.uniform = acc.addr.reg < 0;
+  if (lanes.uniform) {
+    for (unsigned l = 0; l < 32; ++l) lanes.a[l] = offset & acc.mask;
+    return;
+  }
+  const u64* base = c.reg(acc.addr.reg);
+  for (unsigned l = 0; l < 32; ++l) lanes.a[l] = (base[l] + offset) & acc.mask;
+}
+
+// Whether every active lane's address lies in [first, first + width]: one
+// independent comparison per lane.
+bool lanes_within(std::uint32_t mask, const Lanes& lanes, u64 first, u64 width) {
+  if (lanes.uniform) return lanes.a[0] - first <= width;
+  bool out = false;
+  if (mask == ~0u) {
+    for (unsigned l = 0; l < 32; ++l) out |= lanes.a[l] - first > width;
+  } else {
+    each_lane(mask, [&](unsigned l) { out |= lanes.a[l] - first > width; });
+  }
+  return !out;
+}
+
+// The allocation holding lane a0's bytes, when every active lane's bytes lie
+// in it too (and, for a generic access, it is clear of the shared, local and
+// cluster windows): its bytes, with its first address in `origin`.
+std::uint8_t* allocation_span(Ctx& c, const Lanes& lanes, u64 a0, unsigned bytes, bool generic,
+                              u64& origin) {
+  u64 base, end;
+  std::uint8_t* p = c.s.memory->find_block(a0, bytes, base, end);
+  if (!p) return nullptr;
+  if (generic && end > kSharedWindow && base < kClusterWindow + 16 * kWindowSize) return nullptr;
+  if (!lanes_within(c.mask, lanes, base, end - bytes - base)) return nullptr;
+  origin = base;
+  return p;
+}
+
+// Host bytes p for addresses [origin, origin + size) when every active lane's
+// bytes lie there, else null.
+std::uint8_t* region_span(Ctx& c, const Lanes& lanes, std::uint8_t* p, u64 origin, u64 size,
+                          unsigned bytes) {
+  return size >= bytes && lanes_within(c.mask, lanes, origin, size - bytes) ? p : nullptr;
+}
+
+// When every active lane's `bytes` bytes lie in one block of the access's
+// space (one allocation, this CTA's shared memory, the kernel parameters),
+// the block's bytes, with the address of its first byte in `origin`, and the
+// space: lanes then need no lookup each. Otherwise null: the lanes are
+// resolved one by one (and a bad one faults).
+std::uint8_t* span(Ctx& c, const Access& acc, unsigned bytes, const Lanes& lanes, u64& origin,
+                   Space& space) {
+  const u64 a0 = lanes.a[__builtin_ctz(c.mask)];
   space = acc.space;
+  origin = 0;
   switch (space) {
     case Space::Shared:
     case Space::SharedCta:
-      return hi + B <= c.s.shared.size() ? c.s.shared.data() + lo : nullptr;
+      return region_span(c, lanes, c.s.shared.data(), 0, c.s.shared.size(), bytes);
     case Space::None:
     case Space::Generic:
-      // All below the shared, local and cluster windows, or all above them.
-      if (hi + B > kSharedWindow && lo < kClusterWindow + 16 * kWindowSize) return nullptr;
+      // All in this CTA's shared memory window (what Access::resolve records as
+      // shared, at the generic address), or all in one global allocation.
+      if (a0 >= kSharedWindow && a0 < kSharedWindow + kWindowSize) {
+        space = Space::Shared;
+        origin = kSharedWindow;
+        return region_span(c, lanes, c.s.shared.data(), origin, c.s.shared.size(), bytes);
+      }
+      if (a0 >= kSharedWindow && a0 < kClusterWindow + 16 * kWindowSize) return nullptr;
       space = Space::Global;
-      return c.s.memory->find(lo, bytes);
+      return allocation_span(c, lanes, a0, bytes, true, origin);
     case Space::Global:
     case Space::Const:
-      return c.s.memory->find(lo, bytes);
+      return allocation_span(c, lanes, a0, bytes, false, origin);
     case Space::Param:  // kernel parameters named by their symbol, read only
-      if (acc.write || !acc.addr.has_symbol || acc.addr.symbol_kind != SymbolKind::KernelParam ||
-          hi + B > c.s.config->params.size())
+      if (acc.write || !acc.addr.has_symbol || acc.addr.symbol_kind != SymbolKind::KernelParam)
         return nullptr;
-      return const_cast<std::uint8_t*>(c.s.config->params.data()) + lo;
+      return region_span(c, lanes, const_cast<std::uint8_t*>(c.s.config->params.data()), 0,
+                         c.s.config->params.size(), bytes);
     default:
       return nullptr;
   }
 }
 
-// Fills the step record for lanes that took the span path.
-template <unsigned B>
-void record_span(Ctx& c, const Access& acc, const LaneAddress& address, Space space) {
+// Counts and records what Access::resolve would for the lanes of a span.
+void record_span(Ctx& c, const Access& acc, const u64 (&a)[32], unsigned bytes, Space space) {
   if (space == Space::Global) {
-    c.s.stats.global_bytes += std::uint64_t{B} * static_cast<unsigned>(__builtin_popcount(c.mask));
+    c.s.stats.global_bytes += std::uint64_t{bytes} * lane_count(c.mask);
     c.s.global_writes += acc.write;
   }
   if (!c.record) return;
-  each_lane(c.mask, [&](unsigned l) { c.record->addresses[l] = address(l); });
+  each_lane(c.mask, [&](unsigned l) { c.record->addresses[l] = a[l]; });
   c.record->space = space;
-  c.record->access_bytes = B;
+  c.record->access_bytes = bytes;
+}
+
+// Applies f(lane) to the active lanes; a straight loop over a full warp.
+template <class F>
+inline void active_lanes(std::uint32_t mask, F&& f) {
+  if (mask == ~0u) {
+    for (unsigned l = 0; l < 32; ++l) f(l);
+  } else {
+    each_lane(mask, f);
+  }
+}
+
+template <unsigned B>
+u64 load_bytes(const std::uint8_t* p, unsigned width, bool sign) {
+  u64 v = 0;
+  std::memcpy(&v, p, B);
+  if (sign) v = static_cast<u64>(sign_extend(v, B * 8));
+  return truncate(v, width);
 }
 
 template <unsigned B>
 void load_lanes(Ctx& c, const Access& acc, u64* d, unsigned width, bool sign) {
-  const LaneAddress address(c, acc);
-  u64 lo;
+  Lanes lanes;
+  lane_addresses(c, acc, lanes);
+  const u64(&a)[32] = lanes.a;
+  u64 origin;
   Space space;
-  if (const std::uint8_t* base = span<B>(c, acc, address, lo, space)) {
-    record_span<B>(c, acc, address, space);  // before d, which may be the address register, changes
-    each_lane(c.mask, [&](unsigned l) {
-      u64 v = 0;
-      std::memcpy(&v, base + (address(l) - lo), B);
-      if (sign) v = static_cast<u64>(sign_extend(v, B * 8));
-      d[l] = truncate(v, width);
-    });
+  if (const std::uint8_t* base = span(c, acc, B, lanes, origin, space)) {
+    record_span(c, acc, a, B, space);
+    active_lanes(c.mask,
+                 [&](unsigned l) { d[l] = load_bytes<B>(base + (a[l] - origin), width, sign); });
     return;
   }
   each_lane(c.mask, [&](unsigned l) {
-    const std::uint8_t* p = fast_resolve<B>(c, acc, l, address(l));
-    u64 v = 0;
-    std::memcpy(&v, p, B);
-    if (sign) v = static_cast<u64>(sign_extend(v, B * 8));
-    d[l] = truncate(v, width);
+    d[l] = load_bytes<B>(fast_resolve<B>(c, acc, l, a[l]), width, sign);
   });
 }
 
@@ -374,16 +445,18 @@ void load_scalar(Ctx& c, const Instruction& i, const Access& acc, u64* d, unsign
 
 template <unsigned B>
 void store_lanes(Ctx& c, const Access& acc, const u64* v) {
-  const LaneAddress address(c, acc);
-  u64 lo;
+  Lanes lanes;
+  lane_addresses(c, acc, lanes);
+  const u64(&a)[32] = lanes.a;
+  u64 origin;
   Space space;
-  if (std::uint8_t* base = span<B>(c, acc, address, lo, space)) {
-    record_span<B>(c, acc, address, space);
-    each_lane(c.mask, [&](unsigned l) { std::memcpy(base + (address(l) - lo), &v[l], B); });
+  if (std::uint8_t* base = span(c, acc, B, lanes, origin, space)) {
+    record_span(c, acc, a, B, space);
+    active_lanes(c.mask, [&](unsigned l) { std::memcpy(base + (a[l] - origin), &v[l], B); });
     return;
   }
   each_lane(c.mask, [&](unsigned l) {
-    std::uint8_t* p = fast_resolve<B>(c, acc, l, address(l));
+    std::uint8_t* p = fast_resolve<B>(c, acc, l, a[l]);
     std::memcpy(p, &v[l], B);
   });
 }
@@ -403,6 +476,60 @@ void store_scalar(Ctx& c, const Instruction& i, const Access& acc, const u64* v)
       store_lanes<8>(c, acc, v);
       break;
   }
+}
+
+// ld/st of a vector {a, b, ...} (or a scalar wider than 8 bytes): when the
+// lanes' accesses lie in one block, one lookup for the instruction; null
+// otherwise (the caller resolves lane by lane).
+std::uint8_t* vector_span(Ctx& c, const Access& acc, unsigned bytes, Lanes& lanes, u64& origin) {
+  lane_addresses(c, acc, lanes);
+  Space space;
+  std::uint8_t* base = span(c, acc, bytes, lanes, origin, space);
+  if (base) record_span(c, acc, lanes.a, bytes, space);
+  return base;
+}
+
+// cp.async with constant sizes whose lanes' destinations lie in this CTA's
+// shared memory and whose sources lie in one allocation: two lookups for the
+// instruction instead of two per lane, with what the lane-by-lane copy below
+// counts and records (each lane's last access: its source, or its
+// destination when it copies nothing). False when the form or the addresses
+// need the lane-by-lane copy.
+bool async_copy_spans(Ctx& c, const Instruction& i, const Access& dst, const Access& src) {
+  const Operand& size_op = i.ops[2];
+  const bool has_src_size = i.nops > 3;
+  if (size_op.kind != Operand::Kind::Imm || (has_src_size && i.ops[3].kind != Operand::Kind::Imm))
+    return false;
+  const unsigned n = static_cast<unsigned>(static_cast<u64>(size_op.imm));
+  const unsigned from =
+      has_src_size ? static_cast<unsigned>(std::min<u64>(static_cast<u64>(i.ops[3].imm), n)) : n;
+  if (n == 0 || n > 16) return false;
+  Lanes dl, sl;
+  u64 dlo, slo = 0;
+  lane_addresses(c, dst, dl);
+  const u64(&da)[32] = dl.a;
+  const u64(&sa)[32] = sl.a;
+  Space dspace, sspace = Space::Global;
+  std::uint8_t* dblock = span(c, dst, n, dl, dlo, dspace);
+  if (!dblock) return false;
+  const std::uint8_t* sblock = nullptr;
+  if (from) {
+    lane_addresses(c, src, sl);
+    sblock = span(c, src, from, sl, slo, sspace);
+    if (!sblock) return false;
+    c.s.stats.global_bytes += std::uint64_t{from} * lane_count(c.mask);
+  }
+  each_lane(c.mask, [&](unsigned l) {
+    std::uint8_t* d = dblock + (da[l] - dlo);
+    if (from) std::memcpy(d, sblock + (sa[l] - slo), from);
+    std::memset(d + from, 0, n - from);
+  });
+  if (c.record) {
+    each_lane(c.mask, [&](unsigned l) { c.record->addresses[l] = from ? sa[l] : da[l]; });
+    c.record->space = from ? sspace : dspace;
+    c.record->access_bytes = from ? from : n;
+  }
+  return true;
 }
 
 }  // namespace
@@ -473,17 +600,22 @@ bool exec_memory(Ctx& c, const Instruction& i) {
         return true;
       }
       const unsigned n = d.kind == Operand::Kind::Vector ? static_cast<unsigned>(d.regs.size()) : 1;
+      // Each element's register row and width, found once for the instruction.
+      constexpr unsigned kMaxElements = 8;
+      if (n > kMaxElements)
+        c.fault(static_cast<unsigned>(__builtin_ctz(c.mask)), i, "vector too long");
+      u64* rows[kMaxElements] = {};
+      unsigned widths[kMaxElements] = {};
+      for (unsigned k = 0; k < n && d.kind == Operand::Kind::Vector; ++k)
+        if (d.regs[k] >= 0) rows[k] = c.reg(d.regs[k]), widths[k] = reg_bits(c, d.regs[k]);
+      Lanes lanes;
+      u64 origin;
+      const std::uint8_t* block = vector_span(c, acc, eb * n, lanes, origin);
       each_lane(c.mask, [&](unsigned l) {
-        const u64 a = acc.address(l);
-        const std::uint8_t* p = acc.resolve(l, a, eb * n);
-        if (d.kind == Operand::Kind::Vector) {
-          for (unsigned k = 0; k < n; ++k)
-            if (d.regs[k] >= 0)
-              c.reg(d.regs[k])[l] =
-                  truncate(load_value(p + k * eb, i.type), reg_bits(c, d.regs[k]));
-        } else if (d.kind == Operand::Kind::Reg) {
-          c.reg(d.reg)[l] = truncate(load_value(p, i.type), reg_bits(c, d.reg));
-        }
+        const u64 a = lanes.a[l];
+        const std::uint8_t* p = block ? block + (a - origin) : acc.resolve(l, a, eb * n);
+        for (unsigned k = 0; k < n; ++k)
+          if (rows[k]) rows[k][l] = truncate(load_value(p + k * eb, i.type), widths[k]);
       });
       return true;
     }
@@ -498,9 +630,12 @@ bool exec_memory(Ctx& c, const Instruction& i) {
       }
       const unsigned n = v.kind == Operand::Kind::Vector ? static_cast<unsigned>(v.regs.size()) : 1;
       const u64* value = v.kind == Operand::Kind::Vector ? nullptr : c.src(v, scratch);
+      Lanes lanes;
+      u64 origin;
+      std::uint8_t* block = vector_span(c, acc, eb * n, lanes, origin);
       each_lane(c.mask, [&](unsigned l) {
-        const u64 a = acc.address(l);
-        std::uint8_t* p = acc.resolve(l, a, eb * n);
+        const u64 a = lanes.a[l];
+        std::uint8_t* p = block ? block + (a - origin) : acc.resolve(l, a, eb * n);
         for (unsigned k = 0; k < n; ++k) {
           const u64 x = value ? value[l] : (v.regs[k] >= 0 ? c.reg(v.regs[k])[l] : 0);
           std::memcpy(p + k * eb, &x, eb > 8 ? 8 : eb);
@@ -540,6 +675,7 @@ bool exec_memory(Ctx& c, const Instruction& i) {
       }
       Access dst{c, i, i.ops[0], Space::Shared, true};
       Access src{c, i, i.ops[1], Space::Global, false};
+      if (async_copy_spans(c, i, dst, src)) return true;
       std::uint64_t ss[32], sz[32];
       const u64* size = c.src(i.ops[2], ss);
       const u64* src_size = i.nops > 3 && i.ops[3].kind != Operand::Kind::Reg ? c.src(i.ops[3], sz)

@@ -1,5 +1,5 @@
 // Texture fetches (tex, tld4), surface loads and stores (suld.b, sust.b) and
-// queries (txq, suq) on texture and surface objects: 1D/2D/3D and layered,
+// queries (txq, suq) on texture and surface objects: 1D/2D/3D, layered and cube maps,
 // point and linear filtering (8-bit fractional weights, as the hardware),
 // clamp/wrap/mirror/border addressing, normalized coordinates, element-type
 // and normalized-float reads.
@@ -25,15 +25,38 @@ const TextureDescriptor& object(Ctx& c, const Instruction& i, unsigned lane, u64
   return *d;
 }
 
+// A texture as one instruction reads it: its descriptor, its layout and,
+// when all its texels lie in one allocation, their bytes, found once for the
+// instruction instead of once per texel.
+struct Texels {
+  const TextureDescriptor& t;
+  const std::uint8_t* bytes;  // host bytes of device address t.base, or null
+  u64 pitch, slice, plane;    // bytes per row, per 2D slice, per layer
+  unsigned texel_bytes;
+  Texels(const TextureDescriptor& d, const std::uint8_t* b)
+      : t(d),
+        bytes(b),
+        pitch(d.row_pitch()),
+        slice(pitch * d.height),
+        plane(slice * d.depth),
+        texel_bytes(d.texel_bytes()) {}
+};
+
+Texels texels_of(Ctx& c, const TextureDescriptor& t) {
+  const u64 planes = u64{t.layers} * t.depth;
+  if (t.width == 0 || t.height == 0 || planes == 0) return {t, nullptr};
+  const u64 last = (planes - 1) * t.row_pitch() * t.height + (t.height - 1) * t.row_pitch();
+  return {t, c.s.memory->find(t.base, last + u64{t.width} * t.texel_bytes())};
+}
+
 std::uint32_t extent(const TextureDescriptor& t, unsigned axis) {
   return axis == 0 ? t.width : axis == 1 ? t.height : t.depth;
 }
 
-// Applies the address mode to an integer texel index; false means "border".
-bool address(const TextureDescriptor& t, unsigned axis, long long& i) {
-  const long long n = extent(t, axis);
-  if (i >= 0 && i < n) return true;
-  switch (t.address[axis]) {
+// An index outside [0, n): the address mode moves it in; false means "border".
+// A cube-map face clamps to its edges (no filtering across faces).
+bool address_outside(const TextureDescriptor& t, unsigned axis, long long& i, long long n) {
+  switch (t.cube ? AddressMode::Clamp : t.address[axis]) {
     case AddressMode::Border:
       return false;
     case AddressMode::Wrap:
@@ -51,26 +74,60 @@ bool address(const TextureDescriptor& t, unsigned axis, long long& i) {
   }
 }
 
+// Applies the address mode to an integer texel index; false means "border".
+inline __attribute__((always_inline)) bool address(const TextureDescriptor& t, unsigned axis,
+                                                   long long& i) {
+  const long long n = extent(t, axis);
+  if (i >= 0 && i < n) return true;
+  return address_outside(t, axis, i, n);
+}
+
 // The four channels of one texel as doubles (raw integers, or normalized).
-void texel(Ctx& c, const Instruction& i, unsigned lane, const TextureDescriptor& t, long long x,
-           long long y, long long z, long long layer, double out[4], bool& border) {
-  long long idx[3] = {x, y, z};
-  border = false;
-  for (unsigned a = 0; a < t.dims; ++a)
-    if (!address(t, a, idx[a])) border = true;
+// Float32: the texture holds 32-bit float channels and tx.bytes is known (the
+// common case, inlined into its callers).
+template <bool Float32 = false>
+inline __attribute__((always_inline)) void texel(Ctx& c, const Instruction& i, unsigned lane,
+                                                 const Texels& tx, long long x, long long y,
+                                                 long long z, long long layer, double out[4],
+                                                 bool& border) {
+  const TextureDescriptor& t = tx.t;
+  border = !address(t, 0, x);
+  if (t.dims > 1 && !address(t, 1, y)) border = true;
+  if (t.dims > 2 && !address(t, 2, z)) border = true;
   if (border) {
     for (unsigned k = 0; k < 4; ++k) out[k] = t.border[k];
     return;
   }
-  const u64 slice = t.row_pitch() * t.height;
-  const u64 at = t.base + static_cast<u64>(layer) * slice * t.depth +
-                 static_cast<u64>(idx[2]) * slice + static_cast<u64>(idx[1]) * t.row_pitch() +
-                 static_cast<u64>(idx[0]) * t.texel_bytes();
-  const std::uint8_t* p = space_bytes(c, i, Space::Global, at, t.texel_bytes(), lane);
+  const u64 at = t.base + static_cast<u64>(layer) * tx.plane + static_cast<u64>(z) * tx.slice +
+                 static_cast<u64>(y) * tx.pitch + static_cast<u64>(x) * tx.texel_bytes;
+  const std::uint8_t* p;
+  if (Float32 || tx.bytes) {  // what space_bytes counts and records for a global read
+    p = tx.bytes + (at - t.base);
+    c.s.stats.global_bytes += tx.texel_bytes;
+    if (c.record) {
+      c.record->addresses[lane] = at;
+      c.record->space = Space::Global;
+      c.record->access_bytes = tx.texel_bytes;
+    }
+  } else {
+    p = space_bytes(c, i, Space::Global, at, tx.texel_bytes, lane);
+  }
+  if (Float32 || (t.kind == ChannelKind::Float && t.channel_bits == 32)) {
+    for (unsigned k = 0; k < 4; ++k) {
+      if (k < t.channels) {
+        float v;
+        std::memcpy(&v, p + 4 * k, 4);
+        out[k] = double{v};
+      } else {
+        out[k] = k == 3 ? 1.0 : 0.0;  // missing channels read as (0, 0, 0, 1)
+      }
+    }
+    return;
+  }
   const unsigned cb = t.channel_bits / 8;
   for (unsigned k = 0; k < 4; ++k) {
     if (k >= t.channels) {
-      out[k] = k == 3 ? 1.0 : 0.0;  // missing channels read as (0, 0, 0, 1)
+      out[k] = k == 3 ? 1.0 : 0.0;
       continue;
     }
     u64 raw = 0;
@@ -97,8 +154,9 @@ bool float_result(const TextureDescriptor& t) {
 
 // Unnormalized texel-space coordinate for one axis (wrap/mirror apply to
 // normalized coordinates before scaling).
-double texel_space(const TextureDescriptor& t, unsigned axis, double u) {
-  if (!t.normalized_coords) return u;
+double texel_space(const TextureDescriptor& t, unsigned axis, double u, bool normalized) {
+  if (!normalized) return u;
+  if (t.cube) return u * extent(t, axis);  // face coordinates lie in [0, 1]
   if (t.address[axis] == AddressMode::Wrap) u -= std::floor(u);
   if (t.address[axis] == AddressMode::Mirror) {
     const double f = std::floor(u);
@@ -127,38 +185,23 @@ void write_result(Ctx& c, const Instruction& i, unsigned lane, const double v[4]
   }
 }
 
-void sample(Ctx& c, const Instruction& i, unsigned lane) {
-  const Operand& a = i.ops[1];
-  const TextureDescriptor& t = object(c, i, lane, c.reg(a.reg)[lane]);
+// Float coordinates: point or linear filtering (tld4: the 2x2 footprint).
+template <bool Float32>
+void sample_at(Ctx& c, const Instruction& i, unsigned lane, const Texels& tx, const double coord[3],
+               long long layer, bool normalized) {
+  const TextureDescriptor& t = tx.t;
   const SampleOp& so = i.sample;
-  std::size_t next = 0;
-  long long layer = 0;
-  if (so.layered) layer = sign_extend(c.reg(a.regs[next++])[lane], 32);
-  if (so.layered && (layer < 0 || layer >= t.layers)) layer = layer < 0 ? 0 : t.layers - 1;
-  double coord[3] = {0, 0, 0};
-  // tex.geom.v4.dtype.ctype: type2 is the result type, type the coordinates'.
-  const bool integer_coords = i.type == Type::S32;
-  for (unsigned k = 0; k < so.dims; ++k) {
-    if (next >= a.regs.size()) c.fault(lane, i, "texture coordinates missing");
-    const u64 raw = c.reg(a.regs[next++])[lane];
-    coord[k] =
-        integer_coords ? static_cast<double>(sign_extend(raw, 32)) : double{bits_to_f32(raw)};
-  }
   double out[4] = {0, 0, 0, 0};
   bool border;
-  if (integer_coords) {  // tex1Dfetch and friends: a texel index, no filtering
-    texel(c, i, lane, t, static_cast<long long>(coord[0]), static_cast<long long>(coord[1]),
-          static_cast<long long>(coord[2]), layer, out, border);
-    write_result(c, i, lane, out);
-    return;
-  }
-  double pos[3];
-  for (unsigned k = 0; k < so.dims; ++k) pos[k] = texel_space(t, k, coord[k]);
+  // All three axes, unused ones harmlessly: a loop over so.dims becomes a slow block copy.
+  const double pos[3] = {texel_space(t, 0, coord[0], normalized),
+                         texel_space(t, 1, coord[1], normalized),
+                         texel_space(t, 2, coord[2], normalized)};
   const bool linear = (t.filter == FilterMode::Linear && float_result(t)) || i.op == Opcode::tld4;
   if (!linear) {
     long long ix[3] = {0, 0, 0};
     for (unsigned k = 0; k < so.dims; ++k) ix[k] = static_cast<long long>(std::floor(pos[k]));
-    texel(c, i, lane, t, ix[0], ix[1], ix[2], layer, out, border);
+    texel<Float32>(c, i, lane, tx, ix[0], ix[1], ix[2], layer, out, border);
     write_result(c, i, lane, out);
     return;
   }
@@ -170,10 +213,11 @@ void sample(Ctx& c, const Instruction& i, unsigned lane) {
     w[k] = weight(b - std::floor(b));
   }
   if (i.op == Opcode::tld4) {  // the 2x2 footprint, one component: (0,1) (1,1) (1,0) (0,0)
-    const int corners[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
+    static constexpr int corners[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
     for (unsigned k = 0; k < 4; ++k) {
       double v[4];
-      texel(c, i, lane, t, base[0] + corners[k][0], base[1] + corners[k][1], 0, layer, v, border);
+      texel<Float32>(c, i, lane, tx, base[0] + corners[k][0], base[1] + corners[k][1], 0, layer, v,
+                     border);
       out[k] = v[so.component];
     }
     write_result(c, i, lane, out);
@@ -189,10 +233,77 @@ void sample(Ctx& c, const Instruction& i, unsigned lane) {
       f *= hi ? w[k] : 1.0 - w[k];
     }
     double v[4];
-    texel(c, i, lane, t, ix[0], ix[1], ix[2], layer, v, border);
+    texel<Float32>(c, i, lane, tx, ix[0], ix[1], ix[2], layer, v, border);
     for (unsigned k = 0; k < 4; ++k) out[k] += f * v[k];
   }
   write_result(c, i, lane, out);
+}
+
+void sample_at(Ctx& c, const Instruction& i, unsigned lane, const Texels& tx, const double coord[3],
+               long long layer, bool normalized) {
+  if (tx.bytes && tx.t.kind == ChannelKind::Float && tx.t.channel_bits == 32)
+    sample_at<true>(c, i, lane, tx, coord, layer, normalized);
+  else
+    sample_at<false>(c, i, lane, tx, coord, layer, normalized);
+}
+
+// Cube-map face selection (CUDA programming guide, cubemap textures): the
+// direction's largest component picks the face, the other two give the face
+// coordinates (s/|m| + 1) / 2 and (t/|m| + 1) / 2 in [0, 1]. Ties go to x, then y.
+// A zero or NaN direction reads the centre of face 0.
+unsigned cube_face(double x, double y, double z, double& u, double& v) {
+  const double ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
+  unsigned face;
+  double m, s, t;
+  if (ax >= ay && ax >= az) {
+    face = x >= 0 ? 0 : 1, m = ax, s = x >= 0 ? -z : z, t = -y;
+  } else if (ay >= az) {
+    face = y >= 0 ? 2 : 3, m = ay, s = x, t = y >= 0 ? z : -z;
+  } else {
+    face = z >= 0 ? 4 : 5, m = az, s = z >= 0 ? x : -x, t = -y;
+  }
+  if (!(m > 0)) face = 0, m = 1, s = 0, t = 0;
+  u = (s / m + 1.0) * 0.5;
+  v = (t / m + 1.0) * 0.5;
+  return face;
+}
+
+void sample(Ctx& c, const Instruction& i, unsigned lane, const Texels& tx) {
+  const TextureDescriptor& t = tx.t;
+  const Operand& a = i.ops[1];
+  const SampleOp& so = i.sample;
+  std::size_t next = 0;
+  long long layer = 0;
+  if (so.layered) layer = sign_extend(c.reg(a.regs[next++])[lane], 32);
+  double coord[3] = {0, 0, 0};
+  // tex.geom.v4.dtype.ctype: type2 is the result type, type the coordinates'.
+  const bool integer_coords = i.type == Type::S32;
+  if (so.cube) {  // a direction (x, y, z): a face of cube map `layer`, addressed normalized
+    if (next + 3 > a.regs.size()) c.fault(lane, i, "cube-map direction missing");
+    double dir[3];
+    for (double& d : dir) d = double{bits_to_f32(c.reg(a.regs[next++])[lane])};
+    const long long cubes = std::max<long long>(1, t.layers / 6);
+    if (layer < 0 || layer >= cubes) layer = layer < 0 ? 0 : cubes - 1;
+    layer = layer * 6 + cube_face(dir[0], dir[1], dir[2], coord[0], coord[1]);
+    sample_at(c, i, lane, tx, coord, layer, /*normalized=*/true);
+    return;
+  }
+  if (so.layered && (layer < 0 || layer >= t.layers)) layer = layer < 0 ? 0 : t.layers - 1;
+  for (unsigned k = 0; k < so.dims; ++k) {
+    if (next >= a.regs.size()) c.fault(lane, i, "texture coordinates missing");
+    const u64 raw = c.reg(a.regs[next++])[lane];
+    coord[k] =
+        integer_coords ? static_cast<double>(sign_extend(raw, 32)) : double{bits_to_f32(raw)};
+  }
+  if (integer_coords) {  // tex1Dfetch and friends: a texel index, no filtering
+    double out[4] = {0, 0, 0, 0};
+    bool border;
+    texel(c, i, lane, tx, static_cast<long long>(coord[0]), static_cast<long long>(coord[1]),
+          static_cast<long long>(coord[2]), layer, out, border);
+    write_result(c, i, lane, out);
+    return;
+  }
+  sample_at(c, i, lane, tx, coord, layer, t.normalized_coords);
 }
 
 // suld.b / sust.b: x in bytes, y and z in rows and slices.
@@ -277,9 +388,23 @@ u64 query(const Instruction& i, const TextureDescriptor& t, Ctx& c, unsigned lan
 bool exec_texture(Ctx& c, const Instruction& i) {
   switch (i.op) {
     case Opcode::tex:
-    case Opcode::tld4:
-      each_lane(c.mask, [&](unsigned l) { sample(c, i, l); });
+    case Opcode::tld4: {
+      // Lanes almost always read one texture: look it up, and find its
+      // bytes, once for the instruction.
+      const u64* handles = c.reg(i.ops[1].reg);
+      const unsigned first = static_cast<unsigned>(__builtin_ctz(c.mask));
+      bool shared = true;
+      each_lane(c.mask, [&](unsigned l) { shared = shared && handles[l] == handles[first]; });
+      if (shared) {
+        const Texels tx = texels_of(c, object(c, i, first, handles[first]));
+        each_lane(c.mask, [&](unsigned l) { sample(c, i, l, tx); });
+      } else {
+        each_lane(c.mask, [&](unsigned l) {
+          sample(c, i, l, Texels(object(c, i, l, handles[l]), nullptr));
+        });
+      }
       return true;
+    }
     case Opcode::suld: {
       const unsigned eb = type_bytes(i.type);
       const Operand& d = i.ops[0];

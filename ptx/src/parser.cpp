@@ -543,10 +543,12 @@ class Parser {
         if (accept_word(".align")) {
           align = static_cast<std::uint32_t>(expect_int("alignment"));
         } else if (accept_word(".ptr")) {
+          // .ptr [.space] [.align N]: where the pointer points and how aligned
+          // that is, a hint; the parameter keeps its own alignment.
           while (tok().kind == Token::Kind::Ident && tok().text[0] == '.' &&
-                 !type_from_name(tok().text.substr(1)))
-            next();  // .ptr .global .align N
-          if (accept_word(".align")) align = static_cast<std::uint32_t>(expect_int("alignment"));
+                 tok().text != ".align" && !type_from_name(tok().text.substr(1)))
+            next();
+          if (accept_word(".align")) expect_int("alignment");
         } else if (tok().kind == Token::Kind::Ident && tok().text[0] == '.' &&
                    type_from_name(tok().text.substr(1))) {
           type = type_from_name(next().text.substr(1));
@@ -895,6 +897,13 @@ class Parser {
       o.kind = Operand::Kind::Vector;
       do {
         const Token& t = tok();
+        // mov.b32 d, {0, h} packs a zero half: an element that reads as zero.
+        if (t.kind == Token::Kind::Number && inst.op == Opcode::mov) {
+          if (expect_int("a vector element") != 0)
+            fail(t, "a vector element of mov is a register or 0");
+          o.regs.push_back(-1);
+          continue;
+        }
         const std::string n = expect_ident("a register");
         if (n == "_") {
           o.regs.push_back(-1);

@@ -4,6 +4,8 @@
 #include <iostream>
 #include <string>
 
+#include "device_runtime.h"
+
 namespace cnuas::ptx {
 namespace {
 
@@ -172,6 +174,19 @@ void call_builtin(Ctx& c, const Instruction& call, const Function& callee, std::
     c.fault(static_cast<unsigned>(__builtin_ctz(c.mask)), call,
             "device-side assert failed: `" + expression + "`");
   }
+  if (callee.name == "cudaGraphSetConditional") {
+    // The CUDA runtime's handle is the address of the condition's 32-bit
+    // word in device memory; the graph reads it when the conditional node runs.
+    each_lane(c.mask, [&](unsigned l) {
+      const u64 handle = read_arg(c, call, l, 0);
+      const auto value = static_cast<std::uint32_t>(read_arg(c, call, l, 1));
+      std::uint8_t* word = c.s.memory->find(handle, 4);
+      if (!word) c.fault(l, call, "cudaGraphSetConditional with a handle that no graph created");
+      std::memcpy(word, &value, 4);
+    });
+    return;
+  }
+  if (call_device_runtime(c, call, callee)) return;
   c.fault(static_cast<unsigned>(__builtin_ctz(c.mask)), call,
           "calls '" + callee.name + "', which has no body in this module");
 }

@@ -1,5 +1,6 @@
 // Calls to functions the module declares but does not define: the device
-// runtime's vprintf, malloc and free, and __assertfail (a failed device assert).
+// runtime's vprintf, malloc and free, __assertfail (a failed device assert)
+// and cudaGraphSetConditional (a conditional graph node's condition).
 #pragma once
 
 #include <ostream>

@@ -22,6 +22,23 @@ inline int fenv_mode(Round r) {
   }
 }
 
+// The rounding mode r in force for a scope (round-to-nearest needs no
+// switch): one switch for all lanes of an instruction instead of two per lane.
+class RoundingScope {
+ public:
+  explicit RoundingScope(Round r) : directed_(r != Round::None && r != Round::Rn) {
+    if (directed_) std::fesetround(fenv_mode(r));
+  }
+  ~RoundingScope() {
+    if (directed_) std::fesetround(FE_TONEAREST);
+  }
+  RoundingScope(const RoundingScope&) = delete;
+  RoundingScope& operator=(const RoundingScope&) = delete;
+
+ private:
+  bool directed_;
+};
+
 // Runs f with the rounding mode r in force (round-to-nearest needs no switch).
 template <class F>
 auto with_rounding(Round r, F f) {

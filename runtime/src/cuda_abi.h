@@ -103,6 +103,7 @@ constexpr unsigned cudaEventDisableTiming = 0x02;
 constexpr unsigned cudaHostAllocMapped = 0x02;
 constexpr unsigned cudaArrayLayered = 0x01;
 constexpr unsigned cudaArraySurfaceLoadStore = 0x02;
+constexpr unsigned cudaArrayCubemap = 0x04;
 constexpr int cudaCpuDeviceId = -1;
 
 struct CUstream_st;

@@ -60,7 +60,8 @@ std::size_t fatbin_container_size(const std::uint8_t* data) {
   return read_le<std::uint16_t>(data + 6) + read_le<std::uint64_t>(data + 8);
 }
 
-std::vector<FatbinEntry> parse_fatbin(const std::uint8_t* data, std::size_t limit, bool follow) {
+std::vector<FatbinEntry> parse_fatbin(const std::uint8_t* data, std::size_t limit, bool follow,
+                                      bool text) {
   std::vector<FatbinEntry> entries;
   std::size_t at = 0;
   do {
@@ -89,7 +90,7 @@ std::vector<FatbinEntry> parse_fatbin(const std::uint8_t* data, std::size_t limi
                    : kind == 2 ? FatbinEntry::Kind::Cubin
                                : FatbinEntry::Kind::Other;
       entry.arch = read_le<std::uint32_t>(data + e + kEntryArch);
-      if (entry.kind == FatbinEntry::Kind::Ptx) {
+      if (entry.kind == FatbinEntry::Kind::Ptx && text) {
         const std::uint64_t flags = read_le<std::uint64_t>(data + e + kEntryFlags);
         std::uint64_t stored = read_le<std::uint32_t>(data + e + kEntryCompressedSize);
         if (stored == 0 || stored > padded) stored = padded;
@@ -112,17 +113,21 @@ const FatbinEntry* select_ptx(const std::vector<FatbinEntry>& entries, unsigned 
   return best;
 }
 
-std::string missing_ptx_advice(const std::vector<FatbinEntry>& entries, unsigned arch) {
+std::string entry_list(const std::vector<FatbinEntry>& entries) {
   std::string found;
   for (const FatbinEntry& e : entries) {
     if (!found.empty()) found += ", ";
     found +=
         fmt::format("{} {}", e.kind == FatbinEntry::Kind::Ptx ? "PTX compute" : "cubin sm", e.arch);
   }
+  return found.empty() ? "nothing" : found;
+}
+
+std::string missing_ptx_advice(const std::vector<FatbinEntry>& entries, unsigned arch) {
   return fmt::format(
       "the program embeds no PTX for compute capability {}.{} or below (it has: {}); the "
       "simulator runs PTX, so rebuild with -gencode arch=compute_{},code=compute_{}",
-      arch / 10, arch % 10, found.empty() ? "nothing" : found, arch, arch);
+      arch / 10, arch % 10, entry_list(entries), arch, arch);
 }
 
 }  // namespace cnuas::cuda

@@ -23,17 +23,25 @@ struct FatbinError : std::runtime_error {
 
 constexpr std::uint32_t kFatbinMagic = 0xBA55ED50u;
 constexpr std::uint32_t kFatbinWrapperMagic = 0x466243B1u;
+// A wrapper of this version points at its translation units' fat binaries
+// (relocatable device code, linked by nvlink).
+constexpr int kFatbinWrapperLinkVersion = 2;
 
 // Parses the container at `data` and, when `follow` is set, the containers that
 // follow it back to back within `limit` bytes (a whole .nv_fatbin section).
 // Throws FatbinError naming the offset and what was wrong.
-std::vector<FatbinEntry> parse_fatbin(const std::uint8_t* data, std::size_t limit, bool follow);
+// With `text` false, PTX entries are listed but not decompressed.
+std::vector<FatbinEntry> parse_fatbin(const std::uint8_t* data, std::size_t limit, bool follow,
+                                      bool text = true);
 
 // The size of the container at `data` (header included), read from its header.
 std::size_t fatbin_container_size(const std::uint8_t* data);
 
 // The PTX entry for the highest architecture not above `arch`, or nullptr.
 const FatbinEntry* select_ptx(const std::vector<FatbinEntry>& entries, unsigned arch);
+
+// The entries, for messages: "PTX compute 120, cubin sm 90" ("nothing" for none).
+std::string entry_list(const std::vector<FatbinEntry>& entries);
 
 // What to tell a user whose binary has no usable PTX for `arch`.
 std::string missing_ptx_advice(const std::vector<FatbinEntry>& entries, unsigned arch);

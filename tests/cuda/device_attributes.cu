@@ -175,8 +175,19 @@ int main() {
   CHECK(attribute(cudaDevAttrSingleToDoublePrecisionPerfRatio) == 2);
   // Features the simulator does not provide answer 0.
   CHECK(attribute(cudaDevAttrComputePreemptionSupported) == 0);
-  CHECK(attribute(cudaDevAttrMaxTextureCubemapWidth) == 0);
-  CHECK(attribute(cudaDevAttrIpcEventSupport) == 0);
+  CHECK(attribute(cudaDevAttrGPUDirectRDMASupported) == 0);
+  // Virtual memory management, POSIX descriptors and IPC events work within the process.
+  // (the runtime names no attribute for the first two; the driver numbers them)
+  CHECK(attribute(static_cast<cudaDeviceAttr>(
+            CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED)) == 1);
+  CHECK(attribute(static_cast<cudaDeviceAttr>(
+            CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED)) == 1);
+  CHECK(attribute(cudaDevAttrIpcEventSupport) == 1);
+  CHECK(attribute(cudaDevAttrMemoryPoolSupportedHandleTypes) ==
+        cudaMemHandleTypePosixFileDescriptor);
+  // Cube maps: the programming guide's limits for compute capability 5.0 and later.
+  CHECK(attribute(cudaDevAttrMaxTextureCubemapWidth) == 32768);
+  CHECK(attribute(cudaDevAttrMaxTextureCubemapLayeredLayers) == 2046);
 
   // Every number 1..147 is answered, by the runtime and the driver alike.
   CHECK(cuInit(0) == CUDA_SUCCESS);

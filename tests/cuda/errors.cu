@@ -34,8 +34,9 @@ int main() {
   for (int v : host) CHECK(v == 7);
 
   // An unsupported call names itself once and returns cudaErrorNotSupported.
-  cudaIpcMemHandle_t handle;
-  CHECK(cudaIpcGetMemHandle(&handle, d) == cudaErrorNotSupported);
+  CHECK(cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice,
+                                           cudaFlushGPUDirectRDMAWritesToOwner) ==
+        cudaErrorNotSupported);
   CHECK(cudaGetLastError() == cudaErrorNotSupported);
 
   CHECK(std::strcmp(cudaGetErrorName(cudaErrorIllegalAddress), "cudaErrorIllegalAddress") == 0);

@@ -62,6 +62,12 @@ class PerfDevice {
     return gpu_.run(executor_, loaded_, kernel, config_);
   }
   template <class... Args>
+  KernelRun perf_under(const L2AccessPolicy& policy, const std::string& kernel, ptx::Dim3 grid,
+                       ptx::Dim3 block, const Args&... args) {
+    config_ = config(grid, block, args...);
+    return gpu_.run(executor_, loaded_, kernel, config_, policy);
+  }
+  template <class... Args>
   ptx::LaunchStats functional(const std::string& kernel, ptx::Dim3 grid, ptx::Dim3 block,
                               const Args&... args) {
     config_ = config(grid, block, args...);

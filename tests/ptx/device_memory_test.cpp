@@ -101,5 +101,60 @@ TEST(PtxDeviceMemory, PastTheEndInsideAMappedPageIsReportedOnceUnlessStrict) {
   EXPECT_TRUE(strict.take_reports().empty());
 }
 
+// Virtual memory management: a reservation is address space only; the caller
+// maps its own bytes there, and an alias reaches the same bytes at a second
+// address.
+TEST(PtxDeviceMemory, ReservationsAreAddressSpaceUntilMapped) {
+  DeviceMemory m;
+  const std::uint64_t before = m.allocate(64, 512);
+  const std::uint64_t r = m.reserve(4 * kDevicePage, kDevicePage);
+  // After the first page and its unmapped guard page.
+  EXPECT_EQ(r, before + 2 * kDevicePage);
+  EXPECT_EQ(m.find_mapped(r, 1), nullptr);  // nothing mapped yet: a kernel access faults
+  // Allocations skip the reservation and its guard page.
+  EXPECT_EQ(m.allocate(3 << 20, 512), r + 5 * kDevicePage);
+
+  std::vector<std::uint8_t> bytes(2 * kDevicePage, 0);
+  m.map(r + kDevicePage, bytes.data(), bytes.size());
+  bytes[10] = 42;
+  ASSERT_NE(m.find(r + kDevicePage + 10, 1), nullptr);
+  EXPECT_EQ(*m.find(r + kDevicePage + 10, 1), 42);
+  EXPECT_EQ(m.find(r, 1), nullptr);  // the first page of the reservation is still unmapped
+  EXPECT_THROW(m.map(r + 2 * kDevicePage, bytes.data(), kDevicePage), std::invalid_argument);
+  m.free(r + kDevicePage);
+  EXPECT_EQ(m.find_mapped(r + kDevicePage + 10, 1), nullptr);
+
+  // A hint is honoured where nothing is: right after the reservation (growing it)...
+  EXPECT_EQ(m.reserve(kDevicePage, kDevicePage, r + 4 * kDevicePage), r + 4 * kDevicePage);
+  // ...but not over the reservation itself, nor misaligned.
+  EXPECT_NE(m.reserve(kDevicePage, kDevicePage, r), r);
+  const std::uint64_t odd = m.reserve(kDevicePage, 4 * kDevicePage, r + 64 * kDevicePage + 4096);
+  EXPECT_EQ(odd % (4 * kDevicePage), 0u);
+  m.unreserve(r);
+  EXPECT_EQ(m.reserve(kDevicePage, kDevicePage, r), r);  // free again
+}
+
+TEST(PtxDeviceMemory, AnAliasSharesBytesAndOutlivesTheOriginal) {
+  DeviceMemory m;
+  const std::uint64_t a = m.allocate(1024, 512);
+  const std::uint64_t b = m.alias(a + 256, 512);
+  EXPECT_NE(b, a + 256);
+  EXPECT_EQ(b % kDevicePage, 0u);
+  const std::uint32_t v = 0xC0FFEE;
+  m.write(b + 4, &v, 4);  // through the alias...
+  std::uint32_t read = 0;
+  m.read(a + 260, &read, 4);  // ...seen through the original
+  EXPECT_EQ(read, v);
+  EXPECT_EQ(m.find(b + 512, 1), nullptr);  // the alias ends where it was asked to
+  EXPECT_THROW(m.alias(a + 1000, 100), std::invalid_argument);  // leaves the allocation
+  m.free(a);
+  // The original's pages are gone from its address, but the alias keeps the bytes.
+  EXPECT_EQ(m.find_mapped(a, 1), nullptr);
+  m.read(b + 4, &read, 4);
+  EXPECT_EQ(read, v);
+  m.free(b);
+  EXPECT_EQ(m.find_mapped(b, 1), nullptr);
+}
+
 }  // namespace
 }  // namespace cnuas::ptx::testing

@@ -322,5 +322,72 @@ TEST(PtxGrammar, KernelsAreChargedForTheModulesSharedAndTheirOwnOnly) {
   EXPECT_EQ(h[0], 12u);  // own_b overlaps own_a: the two kernels never share a CTA
 }
 
+// Forms cuBLAS 13's PTX uses: `.ptr .align N` on a parameter (where the
+// pointer points and how aligned that is, which leaves the parameter's own
+// alignment alone), mov packing a zero half with {0, h} (bfloat16 to float),
+// and programmatic dependent launch's griddepcontrol (nothing to do when a
+// stream's launches run one after another).
+constexpr const char* kLibraryFormsModule = R"(
+.version 9.0
+.target sm_120
+.address_size 64
+.visible .entry widen(
+.param .u32 count,
+.param .u64 .ptr .align 1 out,
+.param .u64 .ptr .global .align 16 unused
+)
+{
+  .reg .b16 lo, hi;
+  .reg .b32 %r<4>;
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<3>;
+  ld.param.u32 %r1, [count];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.b32 %r2, 0x40493f80;
+  mov.b32 {lo, hi}, %r2;
+  mov.b32 %f1, {0, lo};
+  mov.b32 %f2, {0, hi};
+  griddepcontrol.wait;
+  st.global.f32 [%rd2], %f1;
+  st.global.f32 [%rd2+4], %f2;
+  st.global.u32 [%rd2+8], %r1;
+  griddepcontrol.launch_dependents;
+  ret;
+}
+)";
+
+TEST(PtxGrammar, PointerAlignmentHintsZeroHalvesInPackingAndGridDependencies) {
+  auto m = Module::parse(kLibraryFormsModule, "library_forms.ptx");
+  EXPECT_TRUE(m->unsupported().empty());
+  const Function* f = m->find("widen");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->params.size(), 3u);
+  // count at 0 (4 bytes); out, a .u64, at its natural alignment 8 despite .align 1; unused at 16.
+  EXPECT_EQ(f->params[1].offset, 8u);
+  EXPECT_EQ(f->params[2].offset, 16u);
+  EXPECT_EQ(f->param_bytes, 24u);
+  DeviceMemory mem;
+  std::ostringstream out;
+  Executor exec(mem, out);
+  LoadedModule lm(m, mem);
+  const std::uint64_t buf = mem.allocate(12);
+  LaunchConfig cfg;
+  cfg.params.resize(24);
+  const std::uint32_t count = 77;
+  std::memcpy(cfg.params.data(), &count, 4);
+  std::memcpy(cfg.params.data() + 8, &buf, 8);
+  exec.launch(lm, "widen", cfg);
+  float h[2];
+  std::uint32_t n = 0;
+  mem.read(buf, h, sizeof h);
+  mem.read(buf + 8, &n, 4);
+  // 0x4049 and 0x3f80 are the bfloat16 of 3.140625 and 1.0; {0, x} puts x in
+  // the high half, which makes the float with the same leading bits.
+  EXPECT_EQ(h[0], 1.0f);
+  EXPECT_EQ(h[1], 3.140625f);
+  EXPECT_EQ(n, 77u);
+}
+
 }  // namespace
 }  // namespace cnuas::ptx::testing

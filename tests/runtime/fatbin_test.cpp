@@ -76,6 +76,14 @@ TEST(Fatbin, ReadsPlainZstdAndLz4Entries) {
     EXPECT_EQ(entries[1].kind, FatbinEntry::Kind::Ptx);
     EXPECT_EQ(entries[1].arch, 90u);
     EXPECT_EQ(entries[1].text, kPtx90) << "packing " << static_cast<int>(p);
+    // Listing without text (what the driver does when a library loads a
+    // fat binary) gives the same entries and decompresses nothing.
+    const auto listed = parse_fatbin(bin.data(), bin.size(), false, false);
+    ASSERT_EQ(listed.size(), 2u);
+    EXPECT_EQ(listed[1].kind, FatbinEntry::Kind::Ptx);
+    EXPECT_EQ(listed[1].arch, 90u);
+    EXPECT_TRUE(listed[1].text.empty());
+    EXPECT_EQ(entry_list(listed), "cubin sm 90, PTX compute 90");
   }
 }
 

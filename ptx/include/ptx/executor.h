@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ptx/device_runtime.h"
 #include "ptx/errors.h"
 #include "ptx/ir.h"
 #include "ptx/memory.h"
@@ -44,6 +45,9 @@ struct TextureDescriptor {
   std::uint64_t base = 0;  // device address of texel (0, 0, 0, layer 0)
   unsigned dims = 1;       // 1, 2 or 3
   bool layered = false;
+  // A cube map (layers 6, in the face order +x -x +y -y +z -z) or a cube-map
+  // array (6 layers per cube map); dims 2, layered: each face is a 2D layer.
+  bool cube = false;
   std::uint32_t width = 0, height = 1, depth = 1, layers = 1;
   std::uint64_t pitch = 0;     // bytes per row; 0 = width x texel bytes
   unsigned channels = 1;       // 1, 2 or 4
@@ -94,6 +98,9 @@ struct LaunchConfig {
   // %envreg0..31, what the driver passes a kernel: a cooperative launch's grid
   // barrier workspace address is in %envreg1 (high half) and %envreg2 (low half).
   std::array<std::uint32_t, 32> envreg{};
+  // Where the device runtime's launches from this grid go (dynamic
+  // parallelism); null: a kernel's device-side launch fails.
+  DeviceLaunches* device_launches = nullptr;
 };
 
 struct LaunchStats {

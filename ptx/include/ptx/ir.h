@@ -254,8 +254,9 @@ struct SampleOp {
     MipmapLevels,
     Samples,
   };
-  std::uint8_t dims = 0;  // 1, 2 or 3
+  std::uint8_t dims = 0;  // 1, 2 or 3 (2 for cube maps: a face is a 2D layer)
   bool layered = false;
+  bool cube = false;           // tex.cube / tex.acube: a direction vector selects the face
   std::uint8_t component = 0;  // tld4: 0 r, 1 g, 2 b, 3 a
   bool raw = true;             // suld/sust .b (raw bytes) rather than .p
   Oob oob = Oob::Trap;

@@ -75,6 +75,21 @@ class DeviceMemory {
   // pinned memory); the caller keeps ownership. The range must not overlap an
   // existing allocation.
   void adopt(void* host, std::uint64_t bytes);
+  // Address space only, for mappings the caller places later (virtual memory
+  // management): `bytes` at a multiple of `align` (a power of two) that no
+  // allocation will take; at `hint` when that range is free. Addresses depend
+  // only on the order of the calls.
+  std::uint64_t reserve(std::uint64_t bytes, std::uint64_t align, std::uint64_t hint = 0);
+  // Gives a reserved range back to the address space (its mappings gone).
+  void unreserve(std::uint64_t base);
+  // Makes `bytes` of host memory the caller owns device-visible at `addr`,
+  // inside a reservation, until free(addr). The range must not overlap an
+  // existing mapping.
+  void map(std::uint64_t addr, std::uint8_t* data, std::uint64_t bytes);
+  // A second device address for the bytes [addr, addr+bytes) of an
+  // allocation: the same memory (a write through one is read through the
+  // other), kept alive until both are freed.
+  std::uint64_t alias(std::uint64_t addr, std::uint64_t bytes);
   // Whether [addr, addr+bytes) is an adopted host range (for pointer queries).
   bool is_adopted(std::uint64_t addr) const;
   // The allocation containing addr: its base and size, or {0, 0}.
@@ -92,6 +107,15 @@ class DeviceMemory {
     if (addr >= hit_base_ && addr + bytes <= hit_end_ && addr + bytes >= addr)
       return hit_data_ + (addr - hit_base_);
     return find_slow(addr, bytes);
+  }
+  // find(), and the allocation holding the bytes: [base, end), whose first
+  // byte the result points to.
+  std::uint8_t* find_block(std::uint64_t addr, std::uint64_t bytes, std::uint64_t& base,
+                           std::uint64_t& end) {
+    if (!find(addr, bytes)) return nullptr;
+    base = hit_base_;
+    end = hit_end_;
+    return hit_data_;
   }
   // The bytes [addr, addr+bytes) when they lie in one mapped page range (what
   // the hardware lets a kernel reach), else nullptr. Never for host copies.
@@ -113,14 +137,14 @@ class DeviceMemory {
 
  private:
   std::uint8_t* find_slow(std::uint64_t addr, std::uint64_t bytes);
-  struct FreeBytes {
-    void operator()(std::uint8_t* p) const { std::free(p); }
-  };
   // A run of mapped pages: the pages of one large allocation, one page that
-  // small allocations share, or an adopted host range.
+  // small allocations share, an adopted host range, memory mapped by the
+  // caller, or an alias of another mapping's bytes.
   struct Mapping {
     std::uint64_t size;
-    std::unique_ptr<std::uint8_t, FreeBytes> owned;  // null for adopted host memory
+    // The pages, shared by the aliases of this mapping's allocations; null
+    // for memory the caller owns (adopted or mapped).
+    std::shared_ptr<std::uint8_t> owned;
     std::uint8_t* data;
     std::uint64_t live = 0;  // allocations in it; unmapped when the last is freed
   };
@@ -131,7 +155,10 @@ class DeviceMemory {
     bool adopted;
   };
   std::uint64_t map_pages(std::uint64_t bytes);  // a fresh Mapping; returns its base
+  // Whether [base, base+bytes) meets a mapping or a reservation.
+  bool overlaps(std::uint64_t base, std::uint64_t bytes) const;
   std::map<std::uint64_t, Mapping> mappings_;
+  std::map<std::uint64_t, std::uint64_t> reserved_;  // base -> bytes
   std::map<std::uint64_t, Block> blocks_;
   std::uint64_t next_ = kGlobalBase;  // where the next Mapping starts
   // The page small allocations are being carved from: [pool_, pool_end_).

@@ -3,6 +3,7 @@
 
 #include "cudart/entry.h"
 #include "cudart/error_names.h"
+#include "engine/access_policies.h"
 
 using namespace cnuas::cuda;
 
@@ -64,6 +65,7 @@ cudaError_t cudaGetDeviceFlags(unsigned* flags) {
 
 cudaError_t cudaDeviceSynchronize() {
   CUDART_ENTER_STICKY();
+  CUDART_CAPTURE_UNSAFE();
   return rt.synchronize_device();
 }
 
@@ -112,6 +114,9 @@ cudaError_t cudaDeviceSetLimit(int limit, std::size_t value) {
     case 2:
       rt.heap_bytes = value;
       return cudaSuccess;
+    case abi::kLimitPersistingL2CacheSize:
+      rt.access_policies().set_persisting_limit(rt.current_device(), value);
+      return cudaSuccess;
     default:
       return rt.record(215);  // cudaErrorUnsupportedLimit
   }
@@ -129,6 +134,9 @@ cudaError_t cudaDeviceGetLimit(std::size_t* value, int limit) {
       return cudaSuccess;
     case 2:
       *value = rt.heap_bytes;
+      return cudaSuccess;
+    case abi::kLimitPersistingL2CacheSize:
+      *value = rt.access_policies().persisting_limit(rt.current_device());
       return cudaSuccess;
     default:
       return rt.record(215);

@@ -6,6 +6,7 @@
 
 #include <mutex>
 
+#include "engine/graph_capture.h"
 #include "engine/runtime.h"
 
 namespace cnuas::cuda {
@@ -34,6 +35,12 @@ struct PerThreadDefault {
 #define CUDART_ENTER_STICKY() \
   CUDART_ENTER();             \
   if (rt.sticky() != cudaSuccess) return rt.sticky()
+
+// A call stream capture calls unsafe (allocation, device synchronization):
+// refused while a capture forbids it (engine/graph_capture.h).
+#define CUDART_CAPTURE_UNSAFE()                                                \
+  if (const cudaError_t cnuas_capture = ::cnuas::cuda::check_capture_unsafe()) \
+  return rt.record(cnuas_capture)
 
 // Defines NAME_ptsz (or _ptds) forwarding to NAME with the per-thread default stream.
 #define CUDART_PER_THREAD(suffix, ret, name, params, args)                             \

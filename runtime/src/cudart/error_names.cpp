@@ -40,6 +40,8 @@ constexpr ErrorText kErrors[] = {
     {217, "cudaErrorPeerAccessUnsupported", "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
      "peer access is not supported between these two devices"},
     {218, "cudaErrorInvalidPtx", "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {304, "cudaErrorOperatingSystem", "CUDA_ERROR_OPERATING_SYSTEM",
+     "OS call failed or operation not supported on this OS"},
     {400, "cudaErrorInvalidResourceHandle", "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {401, "cudaErrorIllegalState", "CUDA_ERROR_ILLEGAL_STATE",
      "the operation cannot be performed in the present state"},
@@ -70,8 +72,19 @@ constexpr ErrorText kErrors[] = {
      "operation failed due to a previous error during capture"},
     {903, "cudaErrorStreamCaptureUnmatched", "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED",
      "capture was not initiated in this stream"},
+    {904, "cudaErrorStreamCaptureUnjoined", "CUDA_ERROR_STREAM_CAPTURE_UNJOINED",
+     "capture sequence contains a fork that was not joined to the primary stream"},
+    {905, "cudaErrorStreamCaptureIsolation", "CUDA_ERROR_STREAM_CAPTURE_ISOLATION",
+     "dependency created on uncaptured work in another stream"},
     {906, "cudaErrorStreamCaptureImplicit", "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT",
      "operation would make the legacy stream depend on a capturing blocking stream"},
+    {907, "cudaErrorCapturedEvent", "CUDA_ERROR_CAPTURED_EVENT",
+     "operation not permitted on an event last recorded in a capturing stream"},
+    {908, "cudaErrorStreamCaptureWrongThread", "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD",
+     "attempt to terminate a thread-local capture sequence from another thread"},
+    {910, "cudaErrorGraphExecUpdateFailure", "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE",
+     "the graph update was not performed because it included changes which violated "
+     "constraints specific to instantiated graph update"},
     {999, "cudaErrorUnknown", "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 

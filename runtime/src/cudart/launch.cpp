@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "cudart/entry.h"
+#include "engine/access_policies.h"
 
 using namespace cnuas::cuda;
 
@@ -79,6 +80,11 @@ cudaError_t cudaLaunchKernelExC(const void* config_ptr, const void* func, void**
           r.grid.y % r.cluster.y || r.grid.z % r.cluster.z ||
           r.cluster.x * r.cluster.y * r.cluster.z > 16)
         return rt.record(cudaErrorInvalidClusterSize);
+    } else if (a.id == abi::kAttributeAccessPolicyWindow) {
+      abi::AccessPolicyWindow w{};
+      std::memcpy(&w, a.val.raw, sizeof w);
+      if (const cudaError_t e = rt.access_policies().check(w)) return rt.record(e);
+      r.access_policy = AccessPolicies::policy_of(w);
     } else {
       return rt.unsupported("cudaLaunchKernelExC with this launch attribute");
     }

@@ -81,37 +81,44 @@ extern "C" {
 
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   CUDART_ENTER_STICKY();
+  CUDART_CAPTURE_UNSAFE();
   return rt.malloc_device(ptr, bytes, rt.current_device());
 }
 
 cudaError_t cudaFree(void* ptr) {
   CUDART_ENTER_STICKY();
+  CUDART_CAPTURE_UNSAFE();
   return rt.free(ptr, MemoryKind::Device);
 }
 
 cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) {
   CUDART_ENTER_STICKY();
+  CUDART_CAPTURE_UNSAFE();
   return rt.malloc_host(ptr, bytes, MemoryKind::Host);
 }
 
 cudaError_t cudaHostAlloc(void** ptr, std::size_t bytes, unsigned flags) {
   CUDART_ENTER_STICKY();
+  CUDART_CAPTURE_UNSAFE();
   if (flags & ~0x7u) return rt.record(cudaErrorInvalidValue);
   return rt.malloc_host(ptr, bytes, MemoryKind::Host);
 }
 
 cudaError_t cudaFreeHost(void* ptr) {
   CUDART_ENTER_STICKY();
+  CUDART_CAPTURE_UNSAFE();
   return rt.free(ptr, MemoryKind::Host);
 }
 
 cudaError_t cudaHostRegister(void* ptr, std::size_t bytes, unsigned) {
   CUDART_ENTER_STICKY();
+  CUDART_CAPTURE_UNSAFE();
   return rt.register_host(ptr, bytes);
 }
 
 cudaError_t cudaHostUnregister(void* ptr) {
   CUDART_ENTER_STICKY();
+  CUDART_CAPTURE_UNSAFE();
   return rt.free(ptr, MemoryKind::Registered);
 }
 
@@ -127,12 +134,14 @@ cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned flags) 
 
 cudaError_t cudaMallocManaged(void** ptr, std::size_t bytes, unsigned flags) {
   CUDART_ENTER_STICKY();
+  CUDART_CAPTURE_UNSAFE();
   if (bytes == 0 || (flags != 1 && flags != 2)) return rt.record(cudaErrorInvalidValue);
   return rt.malloc_host(ptr, bytes, MemoryKind::Managed);
 }
 
 cudaError_t cudaMallocPitch(void** ptr, std::size_t* pitch, std::size_t width, std::size_t height) {
   CUDART_ENTER_STICKY();
+  CUDART_CAPTURE_UNSAFE();
   if (!pitch) return rt.record(cudaErrorInvalidValue);
   *pitch = (width + 511) / 512 * 512;  // rows aligned like the hardware's texture pitch
   return rt.malloc_device(ptr, *pitch * height, rt.current_device());
@@ -140,18 +149,12 @@ cudaError_t cudaMallocPitch(void** ptr, std::size_t* pitch, std::size_t width, s
 
 cudaError_t cudaMalloc3D(cudaPitchedPtr* p, cudaExtent e) {
   CUDART_ENTER_STICKY();
+  CUDART_CAPTURE_UNSAFE();
   if (!p) return rt.record(cudaErrorInvalidValue);
   p->pitch = (e.width + 511) / 512 * 512;
   p->xsize = e.width;
   p->ysize = e.height;
   return rt.malloc_device(&p->ptr, p->pitch * e.height * e.depth, rt.current_device());
-}
-
-cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t stream) {
-  CUDART_ENTER_STICKY();
-  Stream* s = rt.stream(stream);
-  if (!s) return rt.record(cudaErrorInvalidResourceHandle);
-  return rt.malloc_device(ptr, bytes, s->device);
 }
 
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
@@ -314,6 +317,7 @@ cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChan
 cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc,
                             std::size_t width, std::size_t height, unsigned flags) {
   CUDART_ENTER_STICKY();
+  CUDART_CAPTURE_UNSAFE();
   if (!array || !desc || width == 0) return rt.record(cudaErrorInvalidValue);
   const int bits = desc->x + desc->y + desc->z + desc->w;
   if (bits == 0 || bits % 8 != 0) return rt.record(cudaErrorInvalidChannelDescriptor);
@@ -324,10 +328,16 @@ cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* des
 cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc,
                               cudaExtent extent, unsigned flags) {
   CUDART_ENTER_STICKY();
+  CUDART_CAPTURE_UNSAFE();
   if (!array || !desc || extent.width == 0) return rt.record(cudaErrorInvalidValue);
   const int bits = desc->x + desc->y + desc->z + desc->w;
   if (bits == 0 || bits % 8 != 0) return rt.record(cudaErrorInvalidChannelDescriptor);
   if ((flags & cudaArrayLayered) && extent.depth == 0) return rt.record(cudaErrorInvalidValue);
+  // A cube map has six square faces; a layered one six per cube map.
+  if ((flags & cudaArrayCubemap) &&
+      (extent.width != extent.height || extent.depth == 0 ||
+       ((flags & cudaArrayLayered) ? extent.depth % 6 != 0 : extent.depth != 6)))
+    return rt.record(cudaErrorInvalidValue);
   *array = reinterpret_cast<cudaArray_t>(
       rt.make_array(*desc, extent.width, extent.height, extent.depth, flags));
   return cudaSuccess;
@@ -335,6 +345,7 @@ cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* d
 
 cudaError_t cudaFreeArray(cudaArray_t array) {
   CUDART_ENTER_STICKY();
+  CUDART_CAPTURE_UNSAFE();
   return rt.free_array(array);
 }
 
@@ -453,8 +464,6 @@ CUDART_PER_THREAD(_ptsz, cudaError_t, cudaMemset2DAsync,
                   (void* dst, std::size_t pitch, int value, std::size_t width, std::size_t height,
                    cudaStream_t stream),
                   (dst, pitch, value, width, height, stream))
-CUDART_PER_THREAD(_ptsz, cudaError_t, cudaMallocAsync,
-                  (void** ptr, std::size_t bytes, cudaStream_t stream), (ptr, bytes, stream))
 CUDART_PER_THREAD(_ptsz, cudaError_t, cudaFreeAsync, (void* ptr, cudaStream_t stream),
                   (ptr, stream))
 CUDART_PER_THREAD(_ptds, cudaError_t, cudaMemcpy2DToArray,

@@ -1,43 +1,28 @@
-// Streams, events, host callbacks, stream capture and straight-line graphs.
+// Streams, events and host callbacks (stream capture: cudart/capture.cpp).
 #include <vector>
 
 #include "cudart/entry.h"
+#include "engine/graph.h"
+#include "engine/graph_capture.h"
+#include "engine/memory_pools.h"
 
 using namespace cnuas::cuda;
 
 namespace {
 
-struct Graph {
-  std::vector<CommandPtr> nodes;  // in stream order
-};
-
-std::vector<Graph*>& graphs() {
-  static std::vector<Graph*> g;
-  return g;
-}
-
-bool is_graph(const void* p) {
-  for (Graph* g : graphs())
-    if (g == p) return true;
-  return false;
-}
-
-CommandPtr clone(const Command& c) {
-  auto copy = std::make_shared<Command>();
-  copy->name = c.name;
-  copy->route = c.route;
-  copy->dims = c.dims;
-  copy->read = c.read;
-  copy->start = c.start;
-  copy->host_work = c.host_work;
-  return copy;
-}
-
-cudaError_t add_host_work(Runtime& rt, cudaStream_t stream, std::function<void()> work) {
+// `spec` says what capture records: a host node (cudaLaunchHostFunc), or null
+// for work capture refuses.
+cudaError_t add_host_work(Runtime& rt, cudaStream_t stream, std::function<void()> work,
+                          std::shared_ptr<const NodeSpec> spec) {
   Stream* s = rt.stream(stream);
   if (!s) return rt.record(cudaErrorInvalidResourceHandle);
+  if (s->capturing() && !spec) {
+    invalidate(*s->capture);
+    return rt.record(cudaErrorStreamCaptureUnsupported);
+  }
   auto cmd = std::make_shared<Command>();
   cmd->name = "host function";
+  cmd->spec = std::move(spec);
   cmd->host_work = true;
   cmd->start = [work](Command&) { work(); };
   rt.submit(*s, cmd);
@@ -105,8 +90,9 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   CUDART_ENTER_STICKY();
   Stream* s = rt.stream(stream);
   if (!s) return rt.record(cudaErrorInvalidResourceHandle);
-  if (s->capturing) return rt.record(cudaErrorStreamCaptureUnsupported);
+  if (const cudaError_t e = check_capture_sync(*s)) return rt.record(e);
   rt.timeline().wait(s->last);
+  rt.memory_pools().synchronized();
   return rt.sticky();
 }
 
@@ -114,31 +100,39 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
   CUDART_ENTER_STICKY();
   Stream* s = rt.stream(stream);
   if (!s) return rt.record(cudaErrorInvalidResourceHandle);
+  if (const cudaError_t e = check_capture_sync(*s)) return rt.record(e);
   return rt.poll(s->last) ? cudaSuccess : cudaErrorNotReady;
 }
 
-cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned) {
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned flags) {
   CUDART_ENTER_STICKY();
   Stream* s = rt.stream(stream);
   Event* e = rt.event(event);
   if (!s || !e) return rt.record(cudaErrorInvalidResourceHandle);
-  if (s->capturing && e->marker && !e->marker->done)
-    return rt.record(cudaErrorStreamCaptureUnsupported);  // cross-stream capture: not straight-line
-  if (e->marker) s->pending_waits.push_back(e->marker);
+  if (flags > 1) return rt.record(cudaErrorInvalidValue);
+  bool captured = false;  // a fork or join of a capture, or a wait node
+  if (const cudaError_t err = capture_wait_event(*s, *e, flags, &captured)) return rt.record(err);
+  if (!captured && e->marker) s->pending_waits.push_back(e->marker);
   return cudaSuccess;
 }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* data) {
   CUDART_ENTER_STICKY();
   if (!fn) return rt.record(cudaErrorInvalidValue);
-  return add_host_work(rt, stream, [fn, data] { fn(data); });
+  auto spec = std::make_shared<NodeSpec>();
+  spec->type = NodeType::Host;
+  spec->fn = fn;
+  spec->user_data = data;
+  return add_host_work(
+      rt, stream, [fn, data] { fn(data); }, std::move(spec));
 }
 
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t cb, void* data,
                                   unsigned flags) {
   CUDART_ENTER_STICKY();
   if (!cb || flags != 0) return rt.record(cudaErrorInvalidValue);
-  return add_host_work(rt, stream, [stream, cb, data] { cb(stream, cudaSuccess, data); });
+  return add_host_work(
+      rt, stream, [stream, cb, data] { cb(stream, cudaSuccess, data); }, nullptr);
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t* event) {
@@ -160,24 +154,28 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
   return rt.destroy_event(event);
 }
 
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+// In a capturing stream a record marks the capture's position (for other
+// streams to fork or join), or with cudaEventRecordExternal becomes a node.
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned flags) {
   CUDART_ENTER_STICKY();
   Event* e = rt.event(event);
   Stream* s = rt.stream(stream);
   if (!e || !s) return rt.record(cudaErrorInvalidResourceHandle);
+  if (flags > 1) return rt.record(cudaErrorInvalidValue);
+  if ((flags & 1) && s->capturing()) return rt.record(capture_external_record(*s, *e));
   rt.record_event(*e, *s);
   return cudaSuccess;
 }
 
-cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned flags) {
-  if (flags > 1) return cudaErrorInvalidValue;
-  return cudaEventRecord(event, stream);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  return cudaEventRecordWithFlags(event, stream, 0);
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event) {
   CUDART_ENTER_STICKY();
   Event* e = rt.event(event);
   if (!e) return rt.record(cudaErrorInvalidResourceHandle);
+  if (recorded_in_capture(*e)) return rt.record(cudaErrorCapturedEvent);
   return rt.poll(e->marker) ? cudaSuccess : cudaErrorNotReady;
 }
 
@@ -185,104 +183,19 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   CUDART_ENTER_STICKY();
   Event* e = rt.event(event);
   if (!e) return rt.record(cudaErrorInvalidResourceHandle);
+  if (recorded_in_capture(*e)) return rt.record(cudaErrorCapturedEvent);
   rt.timeline().wait(e->marker);
+  rt.memory_pools().synchronized();
   return rt.sticky();
 }
 
 // Simulated milliseconds between the two events' completions.
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   CUDART_ENTER_STICKY();
+  for (cudaEvent_t handle : {start, end})
+    if (const Event* e = rt.event(handle); e && recorded_in_capture(*e))
+      return rt.record(cudaErrorCapturedEvent);
   return rt.elapsed_ms(rt.event(start), rt.event(end), ms);
-}
-
-cudaError_t cudaStreamBeginCapture(cudaStream_t stream, int mode) {
-  CUDART_ENTER_STICKY();
-  Stream* s = rt.stream(stream);
-  if (!s) return rt.record(cudaErrorInvalidResourceHandle);
-  if (s->legacy) return rt.record(cudaErrorStreamCaptureUnsupported);
-  if (s->capturing || mode < 0 || mode > 2) return rt.record(cudaErrorIllegalState);
-  s->capturing = true;
-  s->captured.clear();
-  return cudaSuccess;
-}
-
-cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
-  CUDART_ENTER_STICKY();
-  Stream* s = rt.stream(stream);
-  if (!s) return rt.record(cudaErrorInvalidResourceHandle);
-  if (!s->capturing) return rt.record(cudaErrorStreamCaptureUnmatched);
-  if (!graph) return rt.record(cudaErrorInvalidValue);
-  auto* g = new Graph();
-  g->nodes = std::move(s->captured);
-  s->captured.clear();
-  s->capturing = false;
-  graphs().push_back(g);
-  *graph = reinterpret_cast<cudaGraph_t>(g);
-  return cudaSuccess;
-}
-
-cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status) {
-  CUDART_ENTER_STICKY();
-  Stream* s = rt.stream(stream);
-  if (!s) return rt.record(cudaErrorInvalidResourceHandle);
-  if (!status) return rt.record(cudaErrorInvalidValue);
-  *status = s->capturing ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
-  return cudaSuccess;
-}
-
-// A graph from capture is a straight line of commands; instantiating copies it.
-cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long) {
-  CUDART_ENTER_STICKY();
-  if (!exec || !is_graph(graph)) return rt.record(cudaErrorInvalidValue);
-  auto* copy = new Graph(*reinterpret_cast<Graph*>(graph));
-  graphs().push_back(copy);
-  *exec = reinterpret_cast<cudaGraphExec_t>(copy);
-  return cudaSuccess;
-}
-
-cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t graph,
-                                          unsigned long long flags) {
-  return cudaGraphInstantiate(exec, graph, flags);
-}
-
-cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
-  CUDART_ENTER_STICKY();
-  if (!is_graph(exec)) return rt.record(cudaErrorInvalidValue);
-  Stream* s = rt.stream(stream);
-  if (!s) return rt.record(cudaErrorInvalidResourceHandle);
-  for (const CommandPtr& node : reinterpret_cast<Graph*>(exec)->nodes) rt.submit(*s, clone(*node));
-  return cudaSuccess;
-}
-
-static cudaError_t destroy_graph(void* g) {
-  auto& all = graphs();
-  for (auto it = all.begin(); it != all.end(); ++it) {
-    if (*it != g) continue;
-    delete *it;
-    all.erase(it);
-    return cudaSuccess;
-  }
-  return cudaErrorInvalidValue;
-}
-
-cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-  CUDART_ENTER();
-  return rt.record(destroy_graph(graph));
-}
-
-cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
-  CUDART_ENTER();
-  return rt.record(destroy_graph(exec));
-}
-
-cudaError_t cudaGraphGetNodes(cudaGraph_t graph, void** nodes, std::size_t* count) {
-  CUDART_ENTER();
-  if (!is_graph(graph) || !count) return rt.record(cudaErrorInvalidValue);
-  const auto& list = reinterpret_cast<Graph*>(graph)->nodes;
-  if (nodes)
-    for (std::size_t i = 0; i < std::min(*count, list.size()); ++i) nodes[i] = list[i].get();
-  *count = list.size();
-  return cudaSuccess;
 }
 
 }  // extern "C"
@@ -299,12 +212,6 @@ CUDART_PER_THREAD(_ptsz, cudaError_t, cudaStreamAddCallback,
 CUDART_PER_THREAD(_ptsz, cudaError_t, cudaEventRecord, (cudaEvent_t e, cudaStream_t s), (e, s))
 CUDART_PER_THREAD(_ptsz, cudaError_t, cudaEventRecordWithFlags,
                   (cudaEvent_t e, cudaStream_t s, unsigned f), (e, s, f))
-CUDART_PER_THREAD(_ptsz, cudaError_t, cudaStreamBeginCapture, (cudaStream_t s, int mode), (s, mode))
-CUDART_PER_THREAD(_ptsz, cudaError_t, cudaStreamEndCapture, (cudaStream_t s, cudaGraph_t* g),
-                  (s, g))
-CUDART_PER_THREAD(_ptsz, cudaError_t, cudaStreamIsCapturing,
-                  (cudaStream_t s, cudaStreamCaptureStatus* st), (s, st))
-CUDART_PER_THREAD(_ptsz, cudaError_t, cudaGraphLaunch, (cudaGraphExec_t g, cudaStream_t s), (g, s))
 CUDART_PER_THREAD(_ptsz, cudaError_t, cudaStreamGetFlags, (cudaStream_t s, unsigned* f), (s, f))
 CUDART_PER_THREAD(_ptsz, cudaError_t, cudaStreamGetPriority, (cudaStream_t s, int* p), (s, p))
 CUDART_PER_THREAD(_ptsz, cudaError_t, cudaStreamGetDevice, (cudaStream_t s, int* d), (s, d))

@@ -1,4 +1,5 @@
-// Texture and surface objects over linear memory, pitched memory and arrays.
+// Texture and surface objects over linear memory, pitched memory and arrays
+// (1D, 2D, 3D, layered and cube maps).
 #include "cudart/entry.h"
 
 using namespace cnuas::cuda;
@@ -45,7 +46,12 @@ cudaError_t describe_resource(Runtime& rt, const cudaResourceDesc& r, ptx::Textu
       d.base = a->base;
       d.width = static_cast<std::uint32_t>(a->width);
       d.pitch = a->row_bytes();
-      if (a->flags & cudaArrayLayered) {
+      if (a->flags & cudaArrayCubemap) {  // faces are 2D layers (+x -x +y -y +z -z)
+        d.cube = d.layered = true;
+        d.dims = 2;
+        d.height = static_cast<std::uint32_t>(a->height);
+        d.layers = static_cast<std::uint32_t>(a->depth);
+      } else if (a->flags & cudaArrayLayered) {
         d.layered = true;
         d.dims = a->height ? 2 : 1;
         d.height = static_cast<std::uint32_t>(std::max<std::size_t>(a->height, 1));

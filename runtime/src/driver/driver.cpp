@@ -8,58 +8,12 @@
 #include <mutex>
 
 #include "cudart/error_names.h"
+#include "driver/driver_entry.h"
+#include "engine/graph_capture.h"
 #include "engine/runtime.h"
 
 using namespace cnuas::cuda;
-
-namespace {
-
-constexpr CUresult kSuccess = 0, kInvalidValue = 1, kNotInitialized = 3, kInvalidContext = 201,
-                   kInvalidDevice = 101, kInvalidHandle = 400, kFileNotFound = 301,
-                   kNotPermitted = 800, kNotSupported = 801, kUnsupportedExecAffinity = 224;
-
-// Runtime codes the driver API names differently.
-CUresult driver_code(cudaError_t e) {
-  switch (e) {
-    case cudaErrorInvalidConfiguration:
-    case cudaErrorInvalidPitchValue:
-    case cudaErrorInvalidDevicePointer:
-    case cudaErrorInvalidMemcpyDirection:
-    case cudaErrorInvalidChannelDescriptor:
-      return kInvalidValue;
-    case cudaErrorInvalidDeviceFunction:
-    case cudaErrorInvalidResourceHandle:
-      return kInvalidHandle;
-    case cudaErrorInvalidSymbol:
-      return 500;  // CUDA_ERROR_NOT_FOUND
-    default:
-      return e;
-  }
-}
-
-CUcontext context_of(int device) {
-  return reinterpret_cast<CUcontext>(static_cast<std::uintptr_t>(device + 1));
-}
-
-int device_of(CUcontext c) {
-  return static_cast<int>(reinterpret_cast<std::uintptr_t>(c)) - 1;
-}
-
-}  // namespace
-
-#define DRIVER_ENTER()                                                \
-  std::lock_guard<std::recursive_mutex> cnuas_guard(Runtime::lock()); \
-  if (!Runtime::initialized()) return kNotInitialized;                \
-  Runtime& rt = Runtime::get();                                       \
-  if (rt.timeline().in_effect()) return kNotPermitted;                \
-  if (rt.sticky() != cudaSuccess) return driver_code(rt.sticky())
-
-// The thread's current context (Runtime::context_device) is shared with the
-// runtime, which makes a primary context current on its first call.
-#define DRIVER_NEEDS_CONTEXT()                    \
-  const int context_device = rt.context_device(); \
-  if (context_device < 0) return kInvalidContext; \
-  rt.set_device(context_device)
+using namespace cnuas::cuda::driver;
 
 extern "C" {
 
@@ -405,38 +359,6 @@ CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned v, std::size_t n, CUstream s
   return set_bytes(dst, v, n, 4, s, false);
 }
 
-CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                        unsigned by, unsigned bz, unsigned shared, CUstream stream, void** params,
-                        void** extra) {
-  DRIVER_ENTER();
-  DRIVER_NEEDS_CONTEXT();
-  if (!f) return kInvalidHandle;
-  auto* k = reinterpret_cast<Kernel*>(f);
-  LaunchRequest r;
-  r.grid = {gx, gy, gz};
-  r.block = {bx, by, bz};
-  r.shared = shared;
-  r.stream = reinterpret_cast<cudaStream_t>(stream);
-  if (params && extra) return kInvalidValue;
-  if (params) return driver_code(rt.launch(*k, r, params));
-  // extra: CU_LAUNCH_PARAM_BUFFER_POINTER (1), _SIZE (2), terminated by _END (0).
-  const void* buffer = nullptr;
-  std::size_t size = 0;
-  for (void** e = extra; e && *e; e += 2) {
-    const auto tag = reinterpret_cast<std::uintptr_t>(e[0]);
-    if (tag == 1)
-      buffer = e[1];
-    else if (tag == 2)
-      size = *static_cast<std::size_t*>(e[1]);
-    else
-      return kInvalidValue;
-  }
-  if (extra && !buffer) return kInvalidValue;
-  const auto* bytes = static_cast<const std::uint8_t*>(buffer);
-  return driver_code(
-      rt.launch_packed(*k, r, std::vector<std::uint8_t>(bytes, bytes + (bytes ? size : 0))));
-}
-
 CUresult cuStreamCreate(CUstream* stream, unsigned flags) {
   DRIVER_ENTER();
   DRIVER_NEEDS_CONTEXT();
@@ -455,6 +377,7 @@ CUresult cuStreamSynchronize(CUstream stream) {
   DRIVER_NEEDS_CONTEXT();
   Stream* s = rt.stream(reinterpret_cast<cudaStream_t>(stream));
   if (!s) return kInvalidHandle;
+  if (const cudaError_t e = check_capture_sync(*s)) return e;
   rt.timeline().wait(s->last);
   return driver_code(rt.sticky());
 }
@@ -464,16 +387,20 @@ CUresult cuStreamQuery(CUstream stream) {
   DRIVER_NEEDS_CONTEXT();
   Stream* s = rt.stream(reinterpret_cast<cudaStream_t>(stream));
   if (!s) return kInvalidHandle;
+  if (const cudaError_t e = check_capture_sync(*s)) return e;
   return rt.poll(s->last) ? kSuccess : 600;  // CUDA_ERROR_NOT_READY
 }
 
-CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned) {
+CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned flags) {
   DRIVER_ENTER();
   DRIVER_NEEDS_CONTEXT();
   Stream* s = rt.stream(reinterpret_cast<cudaStream_t>(stream));
   Event* e = rt.event(reinterpret_cast<cudaEvent_t>(event));
   if (!s || !e) return kInvalidHandle;
-  if (e->marker) s->pending_waits.push_back(e->marker);
+  if (flags > 1) return kInvalidValue;
+  bool captured = false;  // a fork or join of a stream capture (engine/graph_capture.h)
+  if (const cudaError_t err = capture_wait_event(*s, *e, flags, &captured)) return err;
+  if (!captured && e->marker) s->pending_waits.push_back(e->marker);
   return kSuccess;
 }
 
@@ -504,6 +431,7 @@ CUresult cuEventSynchronize(CUevent event) {
   DRIVER_ENTER();
   Event* e = rt.event(reinterpret_cast<cudaEvent_t>(event));
   if (!e) return kInvalidHandle;
+  if (recorded_in_capture(*e)) return cudaErrorCapturedEvent;
   rt.timeline().wait(e->marker);
   return driver_code(rt.sticky());
 }
@@ -512,6 +440,7 @@ CUresult cuEventQuery(CUevent event) {
   DRIVER_ENTER();
   Event* e = rt.event(reinterpret_cast<cudaEvent_t>(event));
   if (!e) return kInvalidHandle;
+  if (recorded_in_capture(*e)) return cudaErrorCapturedEvent;
   return rt.poll(e->marker) ? kSuccess : 600;
 }
 

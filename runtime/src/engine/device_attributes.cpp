@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "engine/access_policies.h"
 #include "engine/runtime.h"
 
 namespace cnuas::cuda {
@@ -174,8 +175,8 @@ constexpr Row kRows[] = {
     {99, [](const Facts& f) { return f.p.hostRegisterSupported; }},    // HostRegisterSupported
     {100, [](const Facts& f) { return f.p.pageableMemoryAccessUsesHostPageTables; }},
     {101, [](const Facts& f) { return f.p.directManagedMemAccessFromHost; }},
-    {102, zero},  // VirtualMemoryManagementSupported: no (cuMemCreate is not supported)
-    {103, zero},  // HandleTypePosixFileDescriptorSupported: no
+    {102, one},   // VirtualMemoryManagementSupported (engine/virtual_memory.h)
+    {103, one},   // HandleTypePosixFileDescriptorSupported: memfd descriptors
     {104, zero},  // HandleTypeWin32HandleSupported: no
     {105, zero},  // HandleTypeWin32KmtHandleSupported: no
     {106, [](const Facts& f) { return f.p.maxBlocksPerMultiProcessor; }},  // MaxBlocksPerSM
@@ -261,7 +262,7 @@ void Runtime::fill_properties(cudaDeviceProp& p, int device) const {
   p.integrated = 0;
   p.canMapHostMemory = 1;
   // Texture and surface limits of the programming guide's table for compute
-  // capability 5.0 and later. Mipmaps and cube maps are not implemented: 0.
+  // capability 5.0 and later. Mipmaps are not implemented: 0.
   p.maxTexture1D = 131072;
   p.maxTexture1DMipmap = 0;
   p.maxTexture2D[0] = 131072;
@@ -274,12 +275,13 @@ void Runtime::fill_properties(cudaDeviceProp& p, int device) const {
   p.maxTexture3D[0] = p.maxTexture3D[1] = p.maxTexture3D[2] = 16384;
   p.maxTexture3DAlt[0] = p.maxTexture3DAlt[1] = 8192;
   p.maxTexture3DAlt[2] = 32768;
-  p.maxTextureCubemap = 0;
+  p.maxTextureCubemap = 32768;
   p.maxTexture1DLayered[0] = 32768;
   p.maxTexture1DLayered[1] = 2048;
   p.maxTexture2DLayered[0] = p.maxTexture2DLayered[1] = 32768;
   p.maxTexture2DLayered[2] = 2048;
-  p.maxTextureCubemapLayered[0] = p.maxTextureCubemapLayered[1] = 0;
+  p.maxTextureCubemapLayered[0] = 32768;
+  p.maxTextureCubemapLayered[1] = 2046;  // 341 cube maps of 6 faces
   p.maxSurface1D = 32768;
   p.maxSurface2D[0] = 131072;
   p.maxSurface2D[1] = 65536;
@@ -288,8 +290,9 @@ void Runtime::fill_properties(cudaDeviceProp& p, int device) const {
   p.maxSurface1DLayered[1] = 2048;
   p.maxSurface2DLayered[0] = p.maxSurface2DLayered[1] = 32768;
   p.maxSurface2DLayered[2] = 2048;
-  p.maxSurfaceCubemap = 0;
-  p.maxSurfaceCubemapLayered[0] = p.maxSurfaceCubemapLayered[1] = 0;
+  p.maxSurfaceCubemap = 32768;
+  p.maxSurfaceCubemapLayered[0] = 32768;
+  p.maxSurfaceCubemapLayered[1] = 2046;
   p.surfaceAlignment = 512;
   p.concurrentKernels = 1;
   p.ECCEnabled = 0;  // simulated memory has no errors to correct
@@ -301,7 +304,7 @@ void Runtime::fill_properties(cudaDeviceProp& p, int device) const {
   p.unifiedAddressing = 1;
   p.memoryBusWidth = static_cast<int>(d.bus_width);
   p.l2CacheSize = static_cast<int>(d.l2_bytes);
-  p.persistingL2CacheMaxSize = 0;  // access-policy windows are not supported
+  p.persistingL2CacheMaxSize = static_cast<int>(max_persisting_l2_bytes(d));
   p.maxThreadsPerMultiProcessor = lim.max_threads_per_sm;
   p.streamPrioritiesSupported = 1;
   p.globalL1CacheSupported = 1;
@@ -321,7 +324,7 @@ void Runtime::fill_properties(cudaDeviceProp& p, int device) const {
   p.pageableMemoryAccessUsesHostPageTables = 0;
   p.directManagedMemAccessFromHost = 1;  // managed memory is host memory: nothing migrates
   p.maxBlocksPerMultiProcessor = lim.max_blocks_per_sm;
-  p.accessPolicyMaxWindowSize = 0;
+  p.accessPolicyMaxWindowSize = static_cast<int>(kMaxAccessPolicyWindowBytes);
   p.reservedSharedMemPerBlock = 1024;
   p.hostRegisterSupported = 1;
   p.sparseCudaArraySupported = 0;
@@ -331,9 +334,9 @@ void Runtime::fill_properties(cudaDeviceProp& p, int device) const {
   p.gpuDirectRDMASupported = 0;
   p.gpuDirectRDMAFlushWritesOptions = 0;
   p.gpuDirectRDMAWritesOrdering = 0;     // cudaGPUDirectRDMAWritesOrderingNone
-  p.memoryPoolSupportedHandleTypes = 0;  // no IPC
+  p.memoryPoolSupportedHandleTypes = 1;  // cudaMemHandleTypePosixFileDescriptor
   p.deferredMappingCudaArraySupported = 0;
-  p.ipcEventSupported = 0;
+  p.ipcEventSupported = 1;  // within the process (engine/ipc_handles.h)
   p.clusterLaunch = d.arch >= 90;
   p.unifiedFunctionPointers = 0;
   p.deviceNumaConfig = 0;  // cudaDeviceNumaConfigNone

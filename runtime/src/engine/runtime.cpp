@@ -9,6 +9,12 @@
 #include <fmt/format.h>
 
 #include "core/kernel/errors.h"
+#include "engine/access_policies.h"
+#include "engine/graph_capture.h"
+#include "engine/ipc_handles.h"
+#include "engine/library_capability.h"
+#include "engine/memory_pools.h"
+#include "engine/virtual_memory.h"
 #include "gpu/perf_json.h"
 #include "gpu/perf_report.h"
 #include "run/program_settings.h"
@@ -61,6 +67,17 @@ Runtime::Runtime() {
   // through with a warning, as the hardware does, or a fault when strict.
   memory_.set_strict(settings.strict_memory);
   const std::string platform_file = settings.run.platform_file;
+  if (const auto library = loaded_library_needing_newer_gpu();
+      library && std::getenv("CNUAS_GPU_COMPUTE_CAPABILITY") == nullptr) {
+    settings.run.field_overrides.push_back(
+        {"compute_capability", kLibraryComputeCapability,
+         fmt::format("{} is loaded (set CNUAS_GPU_COMPUTE_CAPABILITY to choose)", *library)});
+    if (log_level_ >= LogLevel::Info)
+      std::cerr << fmt::format(
+          "cnuas: {} is loaded: the GPUs report compute capability {}, for which it hands the "
+          "driver PTX (set CNUAS_GPU_COMPUTE_CAPABILITY to choose another)\n",
+          *library, kLibraryComputeCapability);
+  }
   session_ = std::make_unique<PlatformSession>(std::move(settings.run));
   timeline_ = std::make_unique<Timeline>(*session_);
   timeline_->on_sync([this] { flush_printf(); });
@@ -79,6 +96,10 @@ Runtime::Runtime() {
     timeline_->add_stream(d.legacy.get());
     timeline_->add_stream(d.per_thread.get());
   }
+  memory_pools_ = std::make_unique<MemoryPools>(*this);
+  virtual_memory_ = std::make_unique<VirtualMemory>(*this);
+  ipc_ = std::make_unique<IpcHandles>(*this);
+  access_policies_ = std::make_unique<AccessPolicies>(*this);
   if (log_level_ >= LogLevel::Info)
     std::cerr << fmt::format("cnuas: CUDA runtime on platform '{}' with {} GPU(s)\n",
                              platform_file.empty() ? "default" : platform_file, devices_.size());
@@ -138,6 +159,9 @@ void Runtime::write_gpu_outputs() {
       nlohmann::json dj = gpu::summary_json(sum, *arch, cycles);
       dj["device"] = d.desc.element;
       dj["architecture"] = arch->name;
+      // What CUDA programs were told, which may be another part than the
+      // model's (a newer capability, for libraries to hand over their PTX).
+      dj["compute_capability"] = fmt::format("{}.{}", d.desc.arch / 10, d.desc.arch % 10);
       dj["kernels"] = kernels;
       j["devices"].push_back(std::move(dj));
     }
@@ -297,16 +321,20 @@ Event* Runtime::create_event(unsigned flags) {
 cudaError_t Runtime::destroy_event(cudaEvent_t handle) {
   Event* e = event(handle);
   if (!e) return record(cudaErrorInvalidResourceHandle);
+  if (--e->references > 0) return cudaSuccess;  // still opened through an IPC handle
   events_.erase(e);
   return cudaSuccess;
 }
 
 cudaError_t Runtime::synchronize_device() {
   timeline_->wait_all(current_device());
+  memory_pools_->synchronized();
   return sticky();
 }
 
 void Runtime::record_event(Event& e, Stream& s) {
+  if (s.capturing()) return capture_event_record(e, s);
+  e.captured_in.reset();
   auto marker = std::make_shared<Command>();
   marker->name = "event";
   e.marker = marker;

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -26,11 +27,26 @@ namespace cnuas::cuda {
 // What kind of memory an address is, for copies and pointer queries.
 enum class MemoryKind { Device, Host, Managed, Registered, Array, Pageable };
 
+// Memory another part of the engine manages (stream-ordered pools, virtual
+// memory mappings, IPC mappings): cudaFree and cudaFreeAsync hand it over.
+class MemoryOwner {
+ public:
+  virtual ~MemoryOwner() = default;
+  // Frees the allocation at `base`; `stream` is null for cudaFree.
+  virtual cudaError_t free(std::uint64_t base, Stream* stream) = 0;
+};
+
 struct Allocation {
   std::uint64_t base = 0, bytes = 0;
   int device = 0;
   MemoryKind kind = MemoryKind::Device;
+  MemoryOwner* owner = nullptr;  // null: the runtime's own (cudaMalloc and friends)
 };
+
+class MemoryPools;
+class VirtualMemory;
+class IpcHandles;
+class AccessPolicies;
 
 // A CUDA array: texels in one device allocation, rows packed.
 struct Array {
@@ -48,9 +64,15 @@ struct Array {
 // A module: the PTX of one fat binary (or one cuModuleLoadData), parsed and
 // loaded into device memory on first use.
 struct Module {
+  // A fat binary container not read yet (a library's, read on first use).
+  const std::uint8_t* image = nullptr;
   std::vector<FatbinEntry> entries;
-  std::string ptx;     // set for PTX given directly
-  std::string origin;  // for messages: "fatbin 0x...", "cuModuleLoadData"
+  // Relocatable device code (nvcc -rdc=true): each translation unit's fat
+  // binary, linked when the module loads (engine/device_images.h).
+  std::vector<std::vector<FatbinEntry>> units;
+  std::string missing_units;  // units without usable PTX, for messages
+  std::string ptx;            // set for PTX given directly
+  std::string origin;         // for messages: "fatbin 0x...", "cuModuleLoadData"
   std::shared_ptr<const ptx::Module> parsed;
   std::unique_ptr<ptx::LoadedModule> loaded;
   std::string error;  // why it cannot load, once tried
@@ -61,6 +83,8 @@ struct Kernel {
   Module* module = nullptr;
   std::string name;
   int max_dynamic_shared = -1;  // cudaFuncAttributeMaxDynamicSharedMemorySize; -1: default
+  int carveout = -1;            // preferred shared memory carve-out, a hint; -1: default
+  bool non_portable_clusters = false;
 };
 
 struct Variable {
@@ -75,6 +99,10 @@ struct Event {
   unsigned flags = 0;
   CommandPtr marker;
   int device = 0;
+  // Recorded in a capturing stream: the capture and the nodes the record followed.
+  std::weak_ptr<CaptureSession> captured_in;
+  std::vector<GraphNode*> captured_after;
+  int references = 1;  // the creator's, and one per cudaIpcOpenEventHandle
 };
 
 struct DeviceState {
@@ -95,6 +123,8 @@ struct LaunchRequest {
   cudaStream_t stream = nullptr;
   dim3 cluster{1, 1, 1};
   bool cooperative = false;
+  // A launch attribute's access policy window; without one, the stream's.
+  std::optional<gpu::L2AccessPolicy> access_policy;
 };
 
 // cudaMalloc's alignment and rounding on the GPUs modelled (textureAlignment).
@@ -121,6 +151,7 @@ class Runtime {
   cudaError_t peek_last_error() const;
   // Names an unsupported call on stderr once and returns cudaErrorNotSupported.
   cudaError_t unsupported(const char* function);
+  LogLevel log_level() const { return log_level_; }  // CNUAS_LOG
 
   // ---- devices ----
   int device_count() const { return static_cast<int>(devices_.size()); }
@@ -177,12 +208,35 @@ class Runtime {
   cudaError_t memset(void* dst, std::size_t pitch, int value, std::size_t width, std::size_t height,
                      unsigned element_bytes, cudaStream_t stream, bool synchronous);
   cudaError_t free_async(void* ptr, cudaStream_t stream);
+  // ---- commands: what a stream or a graph launch issues ----
+  // Each check returns the error the call returns; the command builders
+  // assume a check passed. The commands carry their NodeSpec for capture.
+  cudaError_t check_copy(const Copy& c);
+  CommandPtr copy_command(const Copy& c);
+  cudaError_t check_memset(void* dst, std::size_t pitch, std::size_t width, std::size_t height,
+                           unsigned element_bytes);
+  CommandPtr memset_command(void* dst, std::size_t pitch, int value, std::size_t width,
+                            std::size_t height, unsigned element_bytes);
+  // Checks a launch on `device` and trims the packed parameters to the kernel's.
+  cudaError_t check_launch(Kernel& k, const LaunchRequest& r, std::vector<std::uint8_t>& params,
+                           int device);
+  CommandPtr kernel_command(Kernel& k, const LaunchRequest& r, std::vector<std::uint8_t> params,
+                            int device);
+  // Allocations the engine's other memory managers make and end.
+  void track(const Allocation& a) { allocations_[a.base] = a; }
+  void untrack(std::uint64_t base) { allocations_.erase(base); }
+  MemoryPools& memory_pools() { return *memory_pools_; }
+  VirtualMemory& virtual_memory() { return *virtual_memory_; }
+  IpcHandles& ipc() { return *ipc_; }
+  AccessPolicies& access_policies() { return *access_policies_; }
 
   // ---- modules and kernels ----
   Module* load_ptx_module(const std::string& ptx, const std::string& origin);
   cudaError_t load_fatbin_image(const void* image, Module** out);
   cudaError_t kernel(const void* host, Kernel** out);
   cudaError_t kernel_by_name(Module* m, const char* name, Kernel** out);
+  // The one handle of a module's kernel, not checked until the module loads.
+  Kernel* kernel_handle(Module* m, const std::string& name);
   cudaError_t symbol(const void* host, std::uint64_t* address, std::size_t* size);
   cudaError_t symbol_by_name(Module* m, const char* name, std::uint64_t* address,
                              std::size_t* size);
@@ -190,6 +244,9 @@ class Runtime {
   const ptx::Function* function(const Kernel& k) const;
   cudaError_t launch(Kernel& k, const LaunchRequest& r, void** args);
   cudaError_t launch_packed(Kernel& k, const LaunchRequest& r, std::vector<std::uint8_t> params);
+  // A module from an image that is no PTX text or fat binary: an ELF cubin NVRTC
+  // compiled in this process (engine/device_images.cpp).
+  cudaError_t load_elf_image(const std::uint8_t* image, Module** out);
   cudaError_t func_attributes(Kernel& k, cudaFuncAttributes* a);
   int max_active_blocks(Kernel& k, int block, std::size_t dynamic_shared);
   ptx::TextureTable& textures() { return textures_; }
@@ -244,6 +301,10 @@ class Runtime {
   std::vector<RetiredTexture> retired_textures_;
   std::ostringstream printf_;
   std::map<std::uint64_t, Allocation> allocations_;
+  std::unique_ptr<MemoryPools> memory_pools_;
+  std::unique_ptr<VirtualMemory> virtual_memory_;
+  std::unique_ptr<IpcHandles> ipc_;
+  std::unique_ptr<AccessPolicies> access_policies_;
   std::map<const void*, std::unique_ptr<Array>> arrays_;
   std::map<std::pair<Module*, std::string>, std::unique_ptr<Kernel>> named_kernels_;
   // Streams and events the program created, by the handle it holds.
@@ -270,6 +331,11 @@ class Runtime {
   void print_memory_reports();         // accesses the memory checker let through
   void start_host_work_driver();
   bool host_work_driver_started_ = false;
+  // Runs the work a grid's threads launched (dynamic parallelism) on the same
+  // device, adding its cost to `outcome` and the performance model's runs to
+  // `runs` (engine/device_launches.cpp).
+  void run_device_work(const DeviceDesc& desc, Module& module, ptx::DeviceLaunches& launched,
+                       gpu::KernelOutcome& outcome, std::vector<gpu::KernelRun>& runs);
   void write_gpu_outputs();
 };
 

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <new>
 
+#include "engine/graph.h"
+#include "engine/graph_capture.h"
 #include "engine/runtime.h"
 
 namespace cnuas::cuda {
@@ -91,6 +93,8 @@ cudaError_t Runtime::register_host(void* ptr, std::size_t bytes) {
 cudaError_t Runtime::free(void* ptr, MemoryKind expect) {
   if (!ptr) return cudaSuccess;
   auto f = allocations_.find(address(ptr));
+  if (f != allocations_.end() && f->second.owner && expect == MemoryKind::Device)
+    return record(f->second.owner->free(f->second.base, nullptr));
   const bool matches = f != allocations_.end() &&
                        (f->second.kind == expect ||
                         (expect == MemoryKind::Device && f->second.kind == MemoryKind::Managed));
@@ -142,6 +146,18 @@ void Runtime::route_copy(Command& c, const void* dst, const void* src, std::size
 cudaError_t Runtime::copy(const Copy& c, cudaStream_t handle, bool synchronous) {
   Stream* s = stream(handle);
   if (!s) return record(cudaErrorInvalidResourceHandle);
+  // A synchronous copy is unsafe during stream capture (engine/graph_capture.h).
+  if (synchronous)
+    if (const cudaError_t e = check_capture_unsafe()) return record(e);
+  if (const cudaError_t e = check_copy(c)) return e;
+  if (c.width == 0 || c.height == 0) return cudaSuccess;
+  CommandPtr cmd = copy_command(c);
+  submit(*s, cmd);
+  if (synchronous) timeline_->wait(cmd);
+  return sticky();
+}
+
+cudaError_t Runtime::check_copy(const Copy& c) {
   if (c.kind < 0 || c.kind > 4) return record(cudaErrorInvalidMemcpyDirection);
   if (c.width == 0 || c.height == 0) return cudaSuccess;
   if (c.width > c.dst_pitch || c.width > c.src_pitch) return record(cudaErrorInvalidPitchValue);
@@ -162,8 +178,16 @@ cudaError_t Runtime::copy(const Copy& c, cudaStream_t handle, bool synchronous) 
   const std::uint8_t* src = device_side(sk) ? memory_.find(address(c.src), src_span)
                                             : static_cast<const std::uint8_t*>(c.src);
   if (!dst || !src) return record(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+CommandPtr Runtime::copy_command(const Copy& c) {
   auto cmd = std::make_shared<Command>();
   route_copy(*cmd, c.dst, c.src, c.width * c.height);
+  auto spec = std::make_shared<NodeSpec>();
+  spec->type = NodeType::Memcpy;
+  spec->copies = {c};
+  cmd->spec = std::move(spec);
   const Copy rows = c;
   cmd->start = [this, rows](Command&) {
     auto* d = memory_.find(address(rows.dst), (rows.height - 1) * rows.dst_pitch + rows.width);
@@ -173,9 +197,7 @@ cudaError_t Runtime::copy(const Copy& c, cudaStream_t handle, bool synchronous) 
     for (std::size_t r = 0; r < rows.height; ++r)
       std::memmove(to + r * rows.dst_pitch, from + r * rows.src_pitch, rows.width);
   };
-  submit(*s, cmd);
-  if (synchronous) timeline_->wait(cmd);
-  return sticky();
+  return cmd;
 }
 
 cudaError_t Runtime::peer_copy(void* dst, int dst_device, const void* src, int src_device,
@@ -195,16 +217,38 @@ cudaError_t Runtime::memset(void* dst, std::size_t pitch, int value, std::size_t
                             bool synchronous) {
   Stream* s = stream(handle);
   if (!s) return record(cudaErrorInvalidResourceHandle);
+  if (synchronous)
+    if (const cudaError_t e = check_capture_unsafe()) return record(e);
+  if (width == 0 || height == 0) return cudaSuccess;
+  if (const cudaError_t e = check_memset(dst, pitch, width, height, element_bytes)) return e;
+  CommandPtr cmd = memset_command(dst, pitch, value, width, height, element_bytes);
+  submit(*s, cmd);
+  if (synchronous) timeline_->wait(cmd);
+  return sticky();
+}
+
+cudaError_t Runtime::check_memset(void* dst, std::size_t pitch, std::size_t width,
+                                  std::size_t height, unsigned element_bytes) {
   if (width == 0 || height == 0) return cudaSuccess;
   const std::size_t span = (height - 1) * pitch + width * element_bytes;
+  if (!device_side(kind_of(dst, nullptr)) || !memory_.find(address(dst), span))
+    return record(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+CommandPtr Runtime::memset_command(void* dst, std::size_t pitch, int value, std::size_t width,
+                                   std::size_t height, unsigned element_bytes) {
   int dev = 0;
   const MemoryKind k = kind_of(dst, &dev);
-  if (!device_side(k) || !memory_.find(address(dst), span)) return record(cudaErrorInvalidValue);
   auto cmd = std::make_shared<Command>();
   cmd->name = "memset";
   cmd->dims.set(WorkDim::Bytes, width * element_bytes * height);
   if (k == MemoryKind::Device || k == MemoryKind::Array)
     cmd->route = &session_->local(device(dev).desc.element);
+  auto spec = std::make_shared<NodeSpec>();
+  spec->type = NodeType::Memset;
+  spec->memset = {dst, pitch, static_cast<unsigned>(value), element_bytes, width, height};
+  cmd->spec = std::move(spec);
   cmd->start = [this, dst, pitch, value, width, height, element_bytes](Command&) {
     std::uint8_t* p = memory_.find(address(dst), (height - 1) * pitch + width * element_bytes);
     for (std::size_t r = 0; r < height; ++r) {
@@ -217,9 +261,7 @@ cudaError_t Runtime::memset(void* dst, std::size_t pitch, int value, std::size_t
         std::memcpy(row + i * element_bytes, &value, element_bytes);
     }
   };
-  submit(*s, cmd);
-  if (synchronous) timeline_->wait(cmd);
-  return sticky();
+  return cmd;
 }
 
 cudaError_t Runtime::free_async(void* ptr, cudaStream_t handle) {
@@ -227,6 +269,8 @@ cudaError_t Runtime::free_async(void* ptr, cudaStream_t handle) {
   if (!s) return record(cudaErrorInvalidResourceHandle);
   if (!ptr) return cudaSuccess;
   auto f = allocations_.find(address(ptr));
+  if (f != allocations_.end() && f->second.owner)
+    return record(f->second.owner->free(f->second.base, s));
   if (f == allocations_.end() || f->second.kind != MemoryKind::Device)
     return record(cudaErrorInvalidValue);
   auto cmd = std::make_shared<Command>();

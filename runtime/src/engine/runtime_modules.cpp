@@ -7,7 +7,11 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "engine/access_policies.h"
+#include "engine/device_images.h"
+#include "engine/graph.h"
 #include "engine/runtime.h"
 #include "gpu/power_model.h"
 #include "ptx/ir.h"
@@ -23,6 +27,18 @@ cudaError_t fault_code(const std::string& message) {
   if (message.find("outside any") != std::string::npos) return cudaErrorIllegalAddress;
   if (message.find("read-only") != std::string::npos) return cudaErrorIllegalAddress;
   return cudaErrorLaunchFailure;
+}
+
+// Reads a library's fat binary container on first use: libraries carry
+// hundreds, of which a program runs a few.
+void read_library_image(Module& m) {
+  try {
+    m.entries = parse_fatbin(m.image, fatbin_container_size(m.image), false);
+  } catch (const FatbinError& e) {
+    m.error = e.what();
+    m.error_code = cudaErrorInvalidKernelImage;
+  }
+  m.image = nullptr;
 }
 
 }  // namespace
@@ -46,6 +62,12 @@ Module* Registrations::add_fatbin(const void* wrapper_ptr) {
       throw FatbinError("the registered object is not an nvcc fat binary wrapper");
     const auto* data = reinterpret_cast<const std::uint8_t*>(wrapper->data);
     m->entries = parse_fatbin(data, fatbin_container_size(data), false);
+    // A device-linked program (-rdc=true): its translation units' fat binaries,
+    // a null-terminated array, hold the PTX; its own holds the linked cubin.
+    if (wrapper->version == kFatbinWrapperLinkVersion && wrapper->filename_or_fatbins)
+      for (auto* unit = static_cast<const std::uint8_t* const*>(wrapper->filename_or_fatbins);
+           *unit; ++unit)
+        m->units.push_back(parse_fatbin(*unit, fatbin_container_size(*unit), false));
   } catch (const FatbinError& e) {
     m->error = e.what();
     m->error_code = cudaErrorInvalidKernelImage;
@@ -79,6 +101,8 @@ cudaError_t Runtime::load_fatbin_image(const void* image, Module** out) {
     }
     Registrations::get().modules.push_back(std::move(m));
     *out = Registrations::get().modules.back().get();
+  } else if (is_elf(image)) {
+    return load_elf_image(bytes, out);
   } else {
     *out = load_ptx_module(static_cast<const char*>(image), "module image");
   }
@@ -87,11 +111,27 @@ cudaError_t Runtime::load_fatbin_image(const void* image, Module** out) {
 
 cudaError_t Runtime::ensure_loaded(Module& m) {
   if (m.loaded) return cudaSuccess;
+  if (m.image) read_library_image(m);
   if (m.error.empty()) {
     const unsigned arch = devices_.front().desc.arch;
     std::string text = m.ptx;
     std::string file = m.origin;
-    if (text.empty()) {
+    if (text.empty() && !m.units.empty()) {
+      try {
+        std::vector<std::string> skipped;
+        text = link_relocatable_units(m.units, arch, m.origin, &skipped);
+        file = "the device-linked PTX of " + m.origin;
+        if (!skipped.empty())
+          m.missing_units = fmt::format("{} of {} has no PTX for compute capability {}.{} or below",
+                                        fmt::join(skipped, ", "), m.origin, arch / 10, arch % 10);
+      } catch (const FatbinError& e) {
+        m.error = e.what();
+        m.error_code = cudaErrorNoKernelImageForDevice;
+      } catch (const PtxLinkError& e) {
+        m.error = fmt::format("device link failed: {}", e.what());
+        m.error_code = cudaErrorInvalidPtx;
+      }
+    } else if (text.empty()) {
       const FatbinEntry* e = select_ptx(m.entries, arch);
       if (!e) {
         m.error = missing_ptx_advice(m.entries, arch);
@@ -99,6 +139,9 @@ cudaError_t Runtime::ensure_loaded(Module& m) {
       } else {
         text = e->text;
         file = fmt::format("{} (compute_{})", m.origin, e->arch);
+        if (log_level_ >= LogLevel::Info)
+          std::cerr << "cnuas: " << m.origin << ": runs its PTX for compute_" << e->arch
+                    << " (of: " << entry_list(m.entries) << ")\n";
       }
     }
     if (m.error.empty()) {
@@ -133,7 +176,15 @@ cudaError_t Runtime::kernel(const void* host, Kernel** out) {
   auto f = kernels.find(host);
   if (f == kernels.end()) return record(cudaErrorInvalidDeviceFunction);
   if (const cudaError_t e = ensure_loaded(*f->second.module)) return e;
-  if (!function(f->second)) return record(cudaErrorInvalidDeviceFunction);
+  if (!function(f->second)) {
+    // A kernel of a relocatable unit that had no PTX to link.
+    const std::string& missing = f->second.module->missing_units;
+    if (missing.empty()) return record(cudaErrorInvalidDeviceFunction);
+    if (log_level_ != LogLevel::Quiet && notes_given_.insert(missing).second)
+      std::cerr << "cnuas: kernel " << f->second.name << " cannot load: " << missing
+                << "; rebuild with -gencode arch=compute_XX,code=compute_XX\n";
+    return record(cudaErrorNoKernelImageForDevice);
+  }
   *out = &f->second;
   return cudaSuccess;
 }
@@ -141,15 +192,20 @@ cudaError_t Runtime::kernel(const void* host, Kernel** out) {
 cudaError_t Runtime::kernel_by_name(Module* m, const char* name, Kernel** out) {
   if (!m || !name) return record(cudaErrorInvalidValue);
   if (const cudaError_t e = ensure_loaded(*m)) return e;
+  Kernel* k = kernel_handle(m, name);
+  if (!function(*k)) return record(cudaErrorSymbolNotFound);
+  *out = k;
+  return cudaSuccess;
+}
+
+Kernel* Runtime::kernel_handle(Module* m, const std::string& name) {
   auto& slot = named_kernels_[{m, name}];
   if (!slot) {
     slot = std::make_unique<Kernel>();
     slot->module = m;
     slot->name = name;
   }
-  if (!function(*slot)) return record(cudaErrorSymbolNotFound);
-  *out = slot.get();
-  return cudaSuccess;
+  return slot.get();
 }
 
 const ptx::Function* Runtime::function(const Kernel& k) const {
@@ -189,10 +245,20 @@ cudaError_t Runtime::launch(Kernel& k, const LaunchRequest& r, void** args) {
 
 cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
                                    std::vector<std::uint8_t> params) {
-  const ptx::Function* f = function(k);
-  if (!f) return record(cudaErrorInvalidDeviceFunction);
+  if (!function(k)) return record(cudaErrorInvalidDeviceFunction);
   Stream* s = stream(r.stream);
   if (!s) return record(cudaErrorInvalidResourceHandle);
+  if (const cudaError_t e = check_launch(k, r, params, s->device)) return e;
+  LaunchRequest on_stream = r;  // the stream's access policy window, unless the launch has one
+  on_stream.access_policy = access_policies_->for_launch(r, *s);
+  submit(*s, kernel_command(k, on_stream, std::move(params), s->device));
+  return cudaSuccess;
+}
+
+cudaError_t Runtime::check_launch(Kernel& k, const LaunchRequest& r,
+                                  std::vector<std::uint8_t>& params, int dev) {
+  const ptx::Function* f = function(k);
+  if (!f) return record(cudaErrorInvalidDeviceFunction);
   // A packed buffer may carry the tail padding of the host struct it came from.
   if (params.size() < f->param_bytes) return record(cudaErrorInvalidValue);
   params.resize(f->param_bytes);
@@ -208,9 +274,22 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
   if (r.cooperative) {
     const int per_sm = max_active_blocks(k, static_cast<int>(threads), r.shared);
     const std::uint64_t ctas = std::uint64_t{r.grid.x} * r.grid.y * r.grid.z;
-    if (ctas > std::uint64_t(per_sm) * device(s->device).desc.sm_count)
+    if (ctas > std::uint64_t(per_sm) * device(dev).desc.sm_count)
       return record(cudaErrorCooperativeLaunchTooLarge);
   }
+  return cudaSuccess;
+}
+
+CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
+                                   std::vector<std::uint8_t> params, int dev) {
+  const ptx::Function* f = function(k);
+  const std::uint64_t threads = std::uint64_t{r.block.x} * r.block.y * r.block.z;
+  auto spec = std::make_shared<NodeSpec>();
+  spec->type = NodeType::Kernel;
+  spec->kernel = &k;
+  spec->launch = r;
+  spec->launch.stream = nullptr;
+  spec->params = params;
   auto config = std::make_shared<ptx::LaunchConfig>();
   config->grid = {r.grid.x, r.grid.y, r.grid.z};
   config->block = {r.block.x, r.block.y, r.block.z};
@@ -218,14 +297,14 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
   config->dynamic_shared_bytes = static_cast<std::uint32_t>(r.shared);
   config->params = std::move(params);
   config->stack_bytes = static_cast<std::uint32_t>(stack_bytes);
-  config->sm_count = device(s->device).desc.sm_count;
+  config->sm_count = device(dev).desc.sm_count;
   config->textures = &textures_;
   // How many CTAs the device holds resident at once (occupancy x SMs).
   config->resident_ctas =
       std::uint64_t(std::max(1, max_active_blocks(k, static_cast<int>(threads), r.shared))) *
-      device(s->device).desc.sm_count;
+      device(dev).desc.sm_count;
   if (r.cooperative) {
-    DeviceState& d = device(s->device);
+    DeviceState& d = device(dev);
     if (d.grid_workspace == 0) d.grid_workspace = memory_.allocate(64, 256);
     config->cooperative = true;
     config->envreg[1] = static_cast<std::uint32_t>(d.grid_workspace >> 32);
@@ -233,29 +312,47 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
   }
   auto cmd = std::make_shared<Command>();
   cmd->name = k.name;
-  const DeviceDesc& desc = device(s->device).desc;
+  cmd->spec = std::move(spec);
+  const DeviceDesc& desc = device(dev).desc;
   cmd->route = &session_->local(desc.element);
   gpu::KernelLaunch launch;
   launch.module = k.module->loaded.get();
   launch.kernel = k.name;
   launch.clustered = config->cluster.count() > 1 ||
                      f->cluster_dims[0] * f->cluster_dims[1] * f->cluster_dims[2] > 1;
+  launch.l2_policy = r.access_policy ? *r.access_policy : gpu::L2AccessPolicy{};
+  launch.l2_policy.set_aside_bytes = access_policies_->persisting_limit(dev);
   // The device executes the kernel when its stream lets it run, so that it
   // sees the memory every earlier command left.
-  cmd->start = [this, launch, config, &desc](Command& c) mutable {
+  const int device_index = dev;
+  Module& module = *k.module;
+  cmd->start = [this, launch, config, &desc, device_index, &module](Command& c) mutable {
     if (fault_ == cudaSuccess) {
       launch.config = config.get();
+      ptx::DeviceLaunches launched;  // dynamic parallelism: what the grid launches
+      launched.device = device_index;
+      launched.device_count = device_count();
+      config->device_launches = &launched;
+      struct Detach {
+        ptx::LaunchConfig& config;
+        ~Detach() { config.device_launches = nullptr; }
+      } detach{*config};
       try {
         gpu::KernelOutcome outcome = desc.device->execute(launch);
         if (!outcome.note.empty() && notes_given_.insert(outcome.note).second &&
             log_level_ != LogLevel::Quiet)
           std::cerr << "cnuas: " << outcome.note << "\n";
+        // The grid's own run, then its children's (dynamic parallelism).
+        auto runs = std::make_shared<std::vector<gpu::KernelRun>>();
+        if (outcome.run) runs->push_back(std::move(*outcome.run));
+        outcome.run.reset();
+        run_device_work(desc, module, launched, outcome, *runs);
         c.dims = outcome.dims;
         // Kept in simulated order: the effect may have run ahead of it.
-        if (outcome.run) {
-          auto run = std::make_shared<gpu::KernelRun>(std::move(*outcome.run));
-          c.on_release = [this, &desc, run] { keep_performance_run(desc, std::move(*run)); };
-        }
+        if (!runs->empty())
+          c.on_release = [this, &desc, runs] {
+            for (gpu::KernelRun& run : *runs) keep_performance_run(desc, std::move(run));
+          };
         print_memory_reports();
         return;
       } catch (const ptx::ExecutionError& e) {
@@ -272,8 +369,7 @@ cudaError_t Runtime::launch_packed(Kernel& k, const LaunchRequest& r,
     print_memory_reports();
     c.dims.set(WorkDim::DeviceTime, 0);  // a faulted kernel takes its launch overhead
   };
-  submit(*s, cmd);
-  return cudaSuccess;
+  return cmd;
 }
 
 void Runtime::print_memory_reports() {

@@ -5,6 +5,8 @@
 
 #include <systemc>
 
+#include "engine/graph_capture.h"
+
 namespace cnuas::cuda {
 
 Timeline::Timeline(PlatformSession& session) : session_(session) {
@@ -27,8 +29,8 @@ void Timeline::remove_stream(Stream* s) {
 }
 
 void Timeline::submit(Stream& s, CommandPtr cmd) {
-  if (s.capturing) {
-    s.captured.push_back(std::move(cmd));
+  if (s.capturing()) {
+    capture_command(s, std::move(cmd));
     return;
   }
   ++host_activity_;
@@ -45,6 +47,19 @@ void Timeline::submit(Stream& s, CommandPtr cmd) {
   }
   cmd->submit_ps = host_ps_;
   cmd->ready_ps = host_ps_;
+  s.last = cmd;
+  enqueue(cmd, deps);
+}
+
+void Timeline::submit_after(const CommandPtr& cmd, const std::vector<CommandPtr>& deps,
+                            std::uint64_t issue_ps) {
+  if (cmd->host_work) host_pending_.push_back(cmd);
+  cmd->submit_ps = issue_ps;
+  cmd->ready_ps = issue_ps;
+  enqueue(cmd, deps);
+}
+
+void Timeline::enqueue(const CommandPtr& cmd, const std::vector<CommandPtr>& deps) {
   for (const CommandPtr& d : deps) {
     if (!d->effect_ran) cmd->after.push_back(d);
     if (d->done) {
@@ -54,11 +69,20 @@ void Timeline::submit(Stream& s, CommandPtr cmd) {
       ++cmd->waiting;
     }
   }
-  s.last = cmd;
   if (cmd->waiting == 0) {
     ready_.push_back(cmd);
     drain();
   }
+}
+
+void Timeline::add_dependency(const CommandPtr& cmd, const CommandPtr& dep) {
+  if (!dep->effect_ran) cmd->after.push_back(dep);
+  if (dep->done) {
+    cmd->ready_ps = std::max(cmd->ready_ps, dep->done_ps);
+    return;
+  }
+  dep->dependents.push_back(cmd);
+  ++cmd->waiting;
 }
 
 void Timeline::drain() {

@@ -22,6 +22,10 @@
 
 namespace cnuas::cuda {
 
+struct NodeSpec;        // engine/graph.h
+struct GraphNode;       // engine/graph.h
+struct CaptureSession;  // engine/graph_capture.h
+
 struct Command : std::enable_shared_from_this<Command> {
   std::string name;
   const Route* route = nullptr;  // nullptr: takes no simulated time
@@ -30,6 +34,9 @@ struct Command : std::enable_shared_from_this<Command> {
   // The functional effect, run when the command becomes ready; it may fill in
   // the work (a kernel's instruction count) or drop the route.
   std::function<void(Command&)> start;
+  // What the runtime made the command from, so that stream capture can record
+  // it as a graph node; null for commands capture does not record.
+  std::shared_ptr<const NodeSpec> spec;
   // Bookkeeping that must follow simulated order (statistics of a kernel),
   // run when the command is released even if its effect ran ahead.
   std::function<void()> on_release;
@@ -47,15 +54,21 @@ struct Command : std::enable_shared_from_this<Command> {
 using CommandPtr = std::shared_ptr<Command>;
 
 struct Stream {
+  ~Stream();  // engine/graph_capture.cpp: a capturing stream leaves its capture
+  // Unique in the process, unlike the address of a destroyed stream's successor.
+  std::uint64_t serial = ++streams_created;
+  static inline std::uint64_t streams_created = 0;
   int device = 0;
   unsigned flags = 0;  // cudaStreamNonBlocking
   int priority = 0;
   bool legacy = false;  // the legacy default stream (NULL)
   CommandPtr last;
   std::vector<CommandPtr> pending_waits;  // from cudaStreamWaitEvent, for the next command
-  // Stream capture: commands are recorded instead of run.
-  bool capturing = false;
-  std::vector<CommandPtr> captured;
+  // Stream capture (engine/graph_capture.h): commands become nodes of the
+  // capture's graph, after the nodes in capture_deps, instead of running.
+  std::shared_ptr<CaptureSession> capture;
+  std::vector<GraphNode*> capture_deps;
+  bool capturing() const { return capture != nullptr; }
 };
 
 class Timeline {
@@ -67,6 +80,13 @@ class Timeline {
   void remove_stream(Stream* s);
   // Issues `cmd` on `s` at the host's current time.
   void submit(Stream& s, CommandPtr cmd);
+  // Issues `cmd` after `deps` only, at `issue_ps` (no earlier than the host's
+  // time when the host issues it): a node of a launched graph.
+  void submit_after(const CommandPtr& cmd, const std::vector<CommandPtr>& deps,
+                    std::uint64_t issue_ps);
+  // Makes `cmd`, issued and not yet ready, also wait for `dep` (a conditional
+  // node's body issued while the graph runs).
+  void add_dependency(const CommandPtr& cmd, const CommandPtr& dep);
   // Host waits until `cmd` has finished; the host clock moves to its end.
   void wait(const CommandPtr& cmd);
   // Host waits for everything issued on a device (or every device with -1).
@@ -102,6 +122,7 @@ class Timeline {
   void on_sync(std::function<void()> f) { on_sync_ = std::move(f); }
 
  private:
+  void enqueue(const CommandPtr& cmd, const std::vector<CommandPtr>& deps);
   void release(const CommandPtr& cmd);
   void complete(const CommandPtr& cmd, std::uint64_t done_ps);
   void drain();

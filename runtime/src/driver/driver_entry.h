@@ -1,0 +1,58 @@
+// What every driver entry point does first (DRIVER_ENTER: the runtime lock,
+// cuInit done, not from a stream callback, no sticky fault) and the result
+// codes the driver API names differently from the runtime.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+
+#include "engine/runtime.h"
+
+namespace cnuas::cuda::driver {
+
+constexpr CUresult kSuccess = 0, kInvalidValue = 1, kNotInitialized = 3, kInvalidContext = 201,
+                   kInvalidDevice = 101, kInvalidHandle = 400, kFileNotFound = 301,
+                   kNotPermitted = 800, kNotSupported = 801, kUnsupportedExecAffinity = 224;
+
+// Runtime codes the driver API names differently.
+inline CUresult driver_code(cudaError_t e) {
+  switch (e) {
+    case cudaErrorInvalidConfiguration:
+    case cudaErrorInvalidPitchValue:
+    case cudaErrorInvalidDevicePointer:
+    case cudaErrorInvalidMemcpyDirection:
+    case cudaErrorInvalidChannelDescriptor:
+      return kInvalidValue;
+    case cudaErrorInvalidDeviceFunction:
+    case cudaErrorInvalidResourceHandle:
+      return kInvalidHandle;
+    case cudaErrorInvalidSymbol:
+      return 500;  // CUDA_ERROR_NOT_FOUND
+    default:
+      return e;
+  }
+}
+
+inline CUcontext context_of(int device) {
+  return reinterpret_cast<CUcontext>(static_cast<std::uintptr_t>(device + 1));
+}
+
+inline int device_of(CUcontext c) {
+  return static_cast<int>(reinterpret_cast<std::uintptr_t>(c)) - 1;
+}
+
+}  // namespace cnuas::cuda::driver
+
+#define DRIVER_ENTER()                                                                       \
+  std::lock_guard<std::recursive_mutex> cnuas_guard(::cnuas::cuda::Runtime::lock());         \
+  if (!::cnuas::cuda::Runtime::initialized()) return ::cnuas::cuda::driver::kNotInitialized; \
+  ::cnuas::cuda::Runtime& rt = ::cnuas::cuda::Runtime::get();                                \
+  if (rt.timeline().in_effect()) return ::cnuas::cuda::driver::kNotPermitted;                \
+  if (rt.sticky() != cudaSuccess) return ::cnuas::cuda::driver::driver_code(rt.sticky())
+
+// The thread's current context (Runtime::context_device) is shared with the
+// runtime, which makes a primary context current on its first call.
+#define DRIVER_NEEDS_CONTEXT()                                           \
+  const int context_device = rt.context_device();                        \
+  if (context_device < 0) return ::cnuas::cuda::driver::kInvalidContext; \
+  rt.set_device(context_device)
