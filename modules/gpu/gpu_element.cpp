@@ -21,9 +21,9 @@ const Schema& Gpu::schema() {
               "frees first and holds it for its whole time (occupancy; the launch overhead "
               "included); no latency. Bytes alone are a memory access of (bytes + 2 x "
               "reduce_bytes at the operation's last element) / memory_bandwidth: with "
-              "copy_engines, it takes the copy engine that frees first and holds the one "
-              "device-memory lane for that time (occupancy), its engine until it is done; "
-              "without, it takes a kernel lane like a kernel.")
+              "memory_lane, it holds the one device-memory lane for that time (occupancy), "
+              "beside the kernels (copies, NVLink and network traffic share the memory, not "
+              "the SMs); without, it takes a kernel lane like a kernel.")
           .quantity("peak_rate", Dimension::OpRate, std::nullopt,
                     "peak arithmetic rate for the work's precision", true)
           .quantity("memory_bandwidth", Dimension::DataRate, std::nullopt,
@@ -31,14 +31,12 @@ const Schema& Gpu::schema() {
           .quantity("launch_overhead", Dimension::Time, "0 ns",
                     "kernel launch overhead, charged when flops or warp instructions are given")
           .integer("lanes", 1,
-                   "kernels running at once, each at full rate (and memory accesses, when there "
-                   "are no copy engines)",
+                   "kernels running at once, each at full rate (and memory accesses, without "
+                   "memory_lane)",
                    1, 4096)
-          .integer("copy_engines", 0,
-                   "DMA engines moving bytes-only work (copies, peer and network traffic) in and "
-                   "out of device memory beside the kernels; they share one memory lane at "
-                   "memory_bandwidth (0: such work takes a kernel lane)",
-                   0, 64)
+          .boolean("memory_lane", false,
+                   "bytes-only work (copies, peer and network traffic) shares one device-memory "
+                   "lane at memory_bandwidth, beside the kernels (false: it takes a kernel lane)")
           // What the CUDA runtime reports for the device, and the issue rate of
           // PTX kernels: sm_count x issue_width warp instructions per SM clock.
           .text("device_name", "Cnuas analytic GPU", "name reported by cudaGetDeviceProperties")
@@ -83,9 +81,7 @@ unsigned parse_compute_capability(const FieldValue& v) {
 Gpu::Gpu(sc_core::sc_module_name name, const ParamSet& params)
     : Element(name, params,
               static_cast<std::uint32_t>(params.integer("lanes")) +
-                  (params.integer("copy_engines") == 0
-                       ? 0
-                       : static_cast<std::uint32_t>(params.integer("copy_engines")) + 1)),
+                  (params.boolean("memory_lane") ? 1 : 0)),
       ps_per_flop_(ps_per_second() / params.quantity("peak_rate")),
       ps_per_byte_(Rational(8) * ps_per_second() / params.quantity("memory_bandwidth")),
       ps_per_warp_instruction_(
@@ -94,7 +90,7 @@ Gpu::Gpu(sc_core::sc_module_name name, const ParamSet& params)
       launch_ps_(params.quantity("launch_overhead")),
       memory_(Rational(0), ps_per_byte_),
       kernel_lanes_(static_cast<std::uint32_t>(params.integer("lanes"))),
-      copy_engines_(static_cast<std::uint32_t>(params.integer("copy_engines"))) {
+      memory_lane_(params.boolean("memory_lane")) {
   // The instance name in the platform: the hierarchical name below the platform's module.
   const std::string full = this->name();
   description_.element = full.substr(full.find('.') + 1);
@@ -146,11 +142,8 @@ StagePlan Gpu::plan(const Stage& stage) {
                                         : 0);
     if (moved > UINT64_MAX) throw OverflowError();
     const std::uint64_t access = memory_.ceil_at(static_cast<std::uint64_t>(moved));
-    if (copy_engines_ == 0) return StagePlan::simple(access, 0, kernel_lanes);
-    StagePlan p = StagePlan::simple(access, 0, LaneChoice::among(kernel_lanes_ + copy_engines_, 1));
-    p.feed = Feed::Engine;
-    p.feed_lanes = LaneChoice::among(kernel_lanes_, copy_engines_);
-    return p;
+    return StagePlan::simple(access, 0,
+                             memory_lane_ ? LaneChoice::among(kernel_lanes_, 1) : kernel_lanes);
   }
   Rational longest = Rational(bytes) * ps_per_byte_;
   if (d.has(WorkDim::Flops)) {
@@ -165,10 +158,7 @@ StagePlan Gpu::plan(const Stage& stage) {
 }
 
 std::string Gpu::lane_name(std::uint32_t lane) const {
-  if (lane < kernel_lanes_) return fmt::format("kernels {}", lane);
-  if (lane < kernel_lanes_ + copy_engines_)
-    return fmt::format("copy engine {}", lane - kernel_lanes_);
-  return "device memory";
+  return lane < kernel_lanes_ ? fmt::format("kernels {}", lane) : "device memory";
 }
 
 std::optional<std::int64_t> Gpu::stage_power_uw(const Operation& op,

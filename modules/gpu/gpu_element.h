@@ -2,8 +2,8 @@
 //
 // As an element it is an analytic roofline of peak compute, warp-instruction
 // issue and memory bandwidth, plus launch overhead, on its kernel lanes; with
-// copy engines, work that only moves bytes (copies, peer and network traffic)
-// goes through them into one device-memory lane instead, beside the kernels. As a CUDA device
+// a memory lane, work that only moves bytes (copies, peer and network traffic)
+// holds one device-memory lane instead, beside the kernels. As a CUDA device
 // (gpu/device.h) it describes the part to the runtime, executes kernels on its
 // PTX engine and, for kernels in performance mode, times them on its
 // cycle-level model (gpu/gpu_model.h), which it builds as its child modules.
@@ -46,7 +46,7 @@ class Gpu : public Element, public gpu::Device {
   Rational launch_ps_;
   LinearCost memory_;  // bytes -> ps at memory_bandwidth
   std::uint32_t kernel_lanes_;
-  std::uint32_t copy_engines_;
+  bool memory_lane_;
 
   gpu::DeviceDescription description_;
   gpu::KernelTiming timing_ = gpu::KernelTiming::Analytic;

@@ -6,7 +6,7 @@
 // and rounded up to the picosecond once; a stage takes the lane that frees
 // first (ties: the lowest index) from max(ready, lane free), holds it for its
 // occupancy, and its result follows after its latency; an engine (a NIC queue,
-// a DMA or copy engine) is held until its data has left the lane it feeds; a
+// a DMA engine) is held until its data has left the lane it feeds; a
 // switch frame holds its ingress wire and, `latency` after it started there,
 // its egress wire. Serial stages follow one another; in overlap a stage is
 // ready when the previous one's main lane started plus its latency, and the
@@ -76,7 +76,7 @@ std::uint64_t lane(const json& element, std::size_t index) {
 }
 
 // profiles/gpu/h100-sxm.yaml: 3.35 TB/s HBM3, 989.4 TFLOP/s dense BF16, 4 us launch;
-// one kernel lane, two copy engines feeding one device-memory lane (lanes 1, 2, 3).
+// one kernel lane (lane 0) and one device-memory lane for bytes-only work (lane 1).
 // cnuas.gpu: bytes alone are a memory access (bytes + 2 x reduce_bytes at the
 // last element) / bandwidth; a kernel is launch + max(flops / peak, bytes / bandwidth).
 constexpr Wide kH100BytesPerS = 3'350'000'000'000, kH100FlopsPerS = 989'400'000'000'000;
@@ -134,7 +134,7 @@ constexpr Wide watts(Wide w) {
 // pcie/gen4-x16 and gpu/h100-sxm): host 1 ns per instruction, 8 lanes; PCIe
 // Gen4 x16 with 256 B payload (default), 26 B per TLP, no DLLP share (default)
 // and one DMA engine per port (ports: host, then gpu; lanes engine, link each);
-// GPU 3.35 TB/s, 989.4 TFLOP/s, 4 us launch, 2 lanes, no copy engines.
+// GPU 3.35 TB/s, 989.4 TFLOP/s, 4 us launch, 2 lanes, no memory lane.
 TEST(ShippedPlatformPins, Default) {
   // Copies of 64 MiB with 20000 driver instructions:
   //   host   C = 20000 x 1 ns = 20 us
@@ -235,8 +235,8 @@ TEST(ShippedPlatformPins, WithPlugin) {
 TEST(ShippedPlatformPins, TwoGpuNvlink) {
   // pcie/gen5-x16: 1 GiB -> (1073741824 + 4194304 x 26) = 1182793728 B
   //   -> 19 152 979 591.8 -> P = 19 152 979 592 ps on the link towards gpu[0].
-  // gpu/h200-sxm: 4.8 TB/s, 1 kernel lane, 2 copy engines feeding the memory
-  //   lane: M = 1073741824 / 4.8e12 s = 223 696 213.3 -> 223 696 214 ps; a
+  // gpu/h200-sxm: 4.8 TB/s, 1 kernel lane and the memory lane (lane 1):
+  //   M = 1073741824 / 4.8e12 s = 223 696 213.3 -> 223 696 214 ps; a
   //   reducing receive reads the arrival and the local copy once more:
   //   R = 3 GiB / 4.8e12 s = 671 088 640 ps exactly.
   // link/nvlink4-x18: 18 x 200 Gbit/s, no line code = 450e9 B/s, one wire:
@@ -264,16 +264,14 @@ TEST(ShippedPlatformPins, TwoGpuNvlink) {
   EXPECT_EQ(u(e["two-gpu-nvlink.nvlink[0]"]["stages"]), 3u);      // peer copy + one per step
   EXPECT_EQ(u(e["two-gpu-nvlink.nvlink[0]"]["busy_ps"]), 3 * W);  // the latency holds nothing
   EXPECT_EQ(u(e["two-gpu-nvlink.nvlink[1]"]["busy_ps"]), 2 * W);
-  // A GPU's busy time counts its copy engines and its memory lane. An access
-  // that finds the memory lane free holds both for its time (2M); a receive
-  // arrives Lp after its step began, while the GPU's own send (M) holds the
-  // memory lane: its engine is held M - Lp + X, the memory lane X (X = R
-  // reducing, M not). gpu[0]: load and peer copy 2M each, then per step a send
-  // (2M) and a receive: 6M + (M - Lp + R) + R + 2M + (M - Lp + M) + M.
-  EXPECT_EQ(u(e["two-gpu-nvlink.gpu[0]"]["busy_ps"]), 12 * M + 2 * R - 2 * Lp);
-  EXPECT_EQ(lane(e["two-gpu-nvlink.gpu[0]"], 3), 5 * M + R);  // the memory lane
-  // gpu[1]: the peer copy's arrival 2M, then the steps as gpu[0].
-  EXPECT_EQ(u(e["two-gpu-nvlink.gpu[1]"]["busy_ps"]), 10 * M + 2 * R - 2 * Lp);
+  // A GPU's memory lane serves its accesses: gpu[0] the load, the peer copy's
+  // send, and per step a send and a receive (R reducing, M not): 5M + R; a
+  // receive arrives Lp after its step began, while the GPU's own send (M)
+  // holds the memory lane: it waits M - Lp. gpu[1]: the peer copy's arrival,
+  // then the same steps: 4M + R.
+  EXPECT_EQ(u(e["two-gpu-nvlink.gpu[0]"]["busy_ps"]), 5 * M + R);
+  EXPECT_EQ(lane(e["two-gpu-nvlink.gpu[0]"], 1), 5 * M + R);  // all on the memory lane
+  EXPECT_EQ(u(e["two-gpu-nvlink.gpu[1]"]["busy_ps"]), 4 * M + R);
   EXPECT_EQ(u(e["two-gpu-nvlink.gpu[1]"]["queue_wait_ps"]["max"]), M - Lp);
   EXPECT_EQ(u(e["two-gpu-nvlink.pcie"]["busy_ps"]), 2 * P);  // an engine and its link
 }
@@ -320,15 +318,14 @@ TEST(ShippedPlatformPins, HgxH100Server) {
   // 8 egress wires, then one ingress wire per GPU: each carries one frame per step.
   EXPECT_EQ(lane_busy(nvs), std::vector<std::uint64_t>(16, 14 * N));
   EXPECT_EQ(u(nvs["queue_wait_ps"]["max"]), 0u);
-  // Per step a GPU's send holds a copy engine and the memory lane M each; its
-  // receive's engine is held from 500 ns into the step until the memory lane
-  // has served it after the send: M - 500 ns + X, the memory lane X (X = R in
-  // the 7 reducing steps, M in the 7 others).
-  const std::uint64_t allreduce_gpu = 14 * (3 * M - kNvswitchLatency) + 14 * R + 14 * M;
+  // Per step a GPU's memory lane serves its send (M) and, after it, its
+  // receive (R in the 7 reducing steps, M in the 7 others); the kernel runs on
+  // the kernel lane.
+  const std::uint64_t allreduce_gpu = 21 * M + 7 * R;
   EXPECT_EQ(u(e["hgx-h100-server.gpu[3]"]["busy_ps"]), allreduce_gpu + step);
-  EXPECT_EQ(u(e["hgx-h100-server.gpu[0]"]["busy_ps"]), allreduce_gpu + 2 * h100_access(256 * kMiB));
-  EXPECT_EQ(lane(e["hgx-h100-server.gpu[3]"], 0), step);            // the kernel lane
-  EXPECT_EQ(lane(e["hgx-h100-server.gpu[3]"], 3), 21 * M + 7 * R);  // the memory lane
+  EXPECT_EQ(u(e["hgx-h100-server.gpu[0]"]["busy_ps"]), allreduce_gpu + h100_access(256 * kMiB));
+  EXPECT_EQ(lane(e["hgx-h100-server.gpu[3]"], 0), step);           // the kernel lane
+  EXPECT_EQ(lane(e["hgx-h100-server.gpu[3]"], 1), allreduce_gpu);  // the memory lane
   EXPECT_EQ(u(e["hgx-h100-server.gpu[1]"]["queue_wait_ps"]["max"]), M - kNvswitchLatency);
   // Root ports: host, then pcie_sw[0..3] (engines 3p, 3p + 1, link 3p + 2).
   std::vector<std::uint64_t> root(15, 0);
@@ -374,7 +371,7 @@ TEST(ShippedPlatformPins, Rack4xHgx) {
   EXPECT_EQ(X8, 171'130'880u);
   EXPECT_EQ(T8, 83'886'080u);
   // compute: 20 TFLOP on server[2].gpu[5]: K = 4 us + 20e12 / 989.4e12 s -> 20 218 271 276 ps
-  // on the kernel lane, from 0: the allreduce's copies use the copy engines.
+  // on the kernel lane, from 0: the allreduce's transfers use the memory lane.
   const std::uint64_t K = h100_kernel(20'000'000'000'000, 0);
   // The allreduce is paced by the NIC wires: every server's gpu[7] runs up to
   // 7 steps ahead of its crossing (a crossing at step s needs the previous
@@ -415,7 +412,7 @@ TEST(ShippedPlatformPins, Rack4xHgx) {
       const std::string name = at + "gpu[" + std::to_string(g) + "]";
       const bool kernel = server == 2 && g == 5;
       EXPECT_EQ(u(e[name]["stages"]), kernel ? 125u : 124u) << name;
-      EXPECT_EQ(lane(e[name], 3), 93 * M8 + 31 * R8) << name;
+      EXPECT_EQ(lane(e[name], 1), 93 * M8 + 31 * R8) << name;
       EXPECT_EQ(lane(e[name], 0), kernel ? K : 0) << name;
     }
     EXPECT_EQ(u(e[at + "nvswitch"]["stages"]), 434u);
