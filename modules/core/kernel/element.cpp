@@ -131,7 +131,10 @@ struct Element::Booked {
   std::uint64_t main_ready_ps;  // when its data reached the main lane
   std::uint64_t end_ps;         // the stage's result is available downstream
   std::uint64_t next_ps;        // overlap: when its data starts reaching the next element
+  LaneChoice lanes;             // the main lane's group, resolved
+  LaneChoice feed_lanes;        // the feed lane's, when has_feed
   bool has_feed;
+  bool feed_is_engine;
 };
 
 static std::uint64_t checked_add(std::uint64_t a, std::uint64_t b) {
@@ -155,13 +158,13 @@ static LaneChoice resolved(LaneChoice c, std::uint32_t lanes) {
 // The booking rule (docs/concepts.md): the feed lane, if any, from max(ready,
 // its free time); the main lane from max(feed start + lead, its free time),
 // held for the occupancy; the result after the latency.
-Element::Booked Element::book(const Stage& stage, StagePlan& plan, std::uint64_t ready_ps) {
+inline __attribute__((always_inline)) void Element::book(const Stage& stage, const StagePlan& plan,
+                                                         std::uint64_t ready_ps, Booked& b) {
   const std::uint32_t lanes = lanes_.size();
-  plan.lanes = resolved(plan.lanes, lanes);
-  const LaneChoice& main = plan.lanes;
+  b.lanes = resolved(plan.lanes, lanes);
+  const LaneChoice& main = b.lanes;
   const std::uint32_t main_lane =
       main.pinned ? main.first : lanes_.earliest(main.first, main.count);
-  Booked b;
   b.admitted_ps = main.pinned ? admission_ps(stage, main_lane, ready_ps, plan) : ready_ps;
   b.has_feed = plan.feed != Feed::None;
   if (!b.has_feed) {
@@ -169,10 +172,11 @@ Element::Booked Element::book(const Stage& stage, StagePlan& plan, std::uint64_t
     b.main = lanes_.hold(main_lane, b.admitted_ps, plan.occupancy_ps);
     b.end_ps = checked_add(b.main.end_ps, plan.latency_ps);
     b.next_ps = checked_add(b.main.start_ps, plan.latency_ps);
-    return b;
+    return;
   }
-  plan.feed_lanes = resolved(plan.feed_lanes, lanes);
-  const LaneChoice& feed = plan.feed_lanes;
+  b.feed_lanes = resolved(plan.feed_lanes, lanes);
+  b.feed_is_engine = plan.feed == Feed::Engine;
+  const LaneChoice& feed = b.feed_lanes;
   const std::uint32_t feed_lane =
       feed.pinned ? feed.first : lanes_.earliest(feed.first, feed.count);
   if (feed_lane == main_lane)
@@ -182,7 +186,7 @@ Element::Booked Element::book(const Stage& stage, StagePlan& plan, std::uint64_t
   b.main = lanes_.hold(main_lane, b.main_ready_ps, plan.occupancy_ps);
   std::uint64_t feed_free = checked_add(feed_start, plan.feed_occupancy_ps);
   std::uint64_t done = b.main.end_ps;
-  if (plan.feed == Feed::Engine) {
+  if (b.feed_is_engine) {
     // The engine has its transfer in flight until the data has left the main lane.
     feed_free = std::max(feed_free, b.main.end_ps);
     done = feed_free;
@@ -190,7 +194,6 @@ Element::Booked Element::book(const Stage& stage, StagePlan& plan, std::uint64_t
   b.feed = lanes_.hold(feed_lane, feed_start, feed_free - feed_start);
   b.end_ps = checked_add(done, plan.latency_ps);
   b.next_ps = checked_add(b.main.start_ps, plan.latency_ps);
-  return b;
 }
 
 // The calibrated time alone replaces the analytic one; the difference comes
@@ -225,11 +228,10 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
   if (context_.failed()) return;  // the run is stopping
   const Stage context{op, stage};
   Booked b;
-  StagePlan p;
   try {
-    p = plan(context);
+    StagePlan p = plan(context);
     if (calibration_) calibrate(p, op);
-    b = book(context, p, ready_ps);
+    book(context, p, ready_ps, b);
   } catch (const InputError& e) {
     context_.fail_input(
         describe(fmt::format("cannot serve operation '{}': {}", op.name(), e.what())));
@@ -270,17 +272,17 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
                     StageEvent::pack(stage, part, c.pinned, calibrated)});
     };
     if (b.has_feed && context_.record_feeds) {
-      record(b.feed, ready_ps, p.feed_lanes,
-             p.feed == Feed::Engine ? StageEvent::kEngine : StageEvent::kIngress);
+      record(b.feed, ready_ps, b.feed_lanes,
+             b.feed_is_engine ? StageEvent::kEngine : StageEvent::kIngress);
       if (held) trace.record_admission(b.admitted_ps);
-      record(b.main, b.main_ready_ps, p.lanes, StageEvent::kMain);
+      record(b.main, b.main_ready_ps, b.lanes, StageEvent::kMain);
     } else if (b.has_feed) {
       // No record for the feed lane (no trace file wants it): the main record
       // is "ready" earlier by the stage's wait for it, so that start - ready
       // is still the stage's whole queue wait (stats read it there).
-      record(b.main, b.main_ready_ps - (b.feed.start_ps - ready_ps), p.lanes, StageEvent::kMain);
+      record(b.main, b.main_ready_ps - (b.feed.start_ps - ready_ps), b.lanes, StageEvent::kMain);
     } else {
-      record(b.main, ready_ps, p.lanes, StageEvent::kMain);
+      record(b.main, ready_ps, b.lanes, StageEvent::kMain);
       if (held) trace.record_admission(b.admitted_ps);
     }
   } else {

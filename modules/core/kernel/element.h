@@ -146,7 +146,7 @@ class Element : public sc_core::sc_module {
  private:
   void end_of_elaboration() override;
   struct Booked;  // what booking one stage did
-  Booked book(const Stage& stage, StagePlan& plan, std::uint64_t ready_ps);
+  void book(const Stage& stage, const StagePlan& plan, std::uint64_t ready_ps, Booked& booked);
   void calibrate(StagePlan& plan, const Operation& op);
   tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
