@@ -1,5 +1,6 @@
 // cnuas.banked_memory: memory whose lanes are banks selected by address.
-// lane = (address / interleave) mod banks; service = access latency + bytes / bank bandwidth.
+// lane = (address / interleave) mod banks; a stage holds its bank for bytes / bank bandwidth
+// (occupancy), then the access latency follows while the bank serves others.
 #pragma once
 
 #include "core/kernel/element.h"
@@ -11,11 +12,13 @@ class BankedMemory : public Element {
  public:
   BankedMemory(sc_core::sc_module_name name, const ParamSet& params);
   static const Schema& schema();
-  std::uint64_t service_ps(const Stage& stage) override;
+  std::uint64_t service_ps(const Stage& stage) override { return plan(stage).alone_ps(); }
+  StagePlan plan(const Stage& stage) override;
   std::optional<std::uint32_t> pinned_lane(const Stage& stage) const override;
 
  private:
-  LinearCost cost_;
+  LinearCost occupancy_;
+  std::uint64_t latency_ps_;
   std::uint64_t interleave_bytes_;
   std::uint32_t banks_;
 };

@@ -7,6 +7,9 @@ namespace cnuas {
 const Schema& Compute::schema() {
   static const Schema s =
       Schema("cnuas.compute", "Compute resource: overhead + flops / rate per lane")
+          .timing(
+              "An operation takes the lane that frees first and holds it for overhead + flops "
+              "/ rate: all of it is occupancy (a launch keeps the lane); no latency.")
           .integer("lanes", 1, "operations computed at once, each at the full rate", 1, 65536)
           .quantity("rate", Dimension::OpRate, std::nullopt, "peak rate of one lane", true)
           .quantity("overhead", Dimension::Time, "0 ns", "fixed time per operation (a launch)")

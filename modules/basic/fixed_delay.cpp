@@ -7,6 +7,9 @@ namespace cnuas {
 const Schema& FixedDelay::schema() {
   static const Schema s =
       Schema("cnuas.fixed_delay", "Fixed service time per operation, whatever its size")
+          .timing(
+              "An operation takes the lane that frees first and holds it for `delay` "
+              "(occupancy); no latency.")
           .integer("lanes", 1, "operations served at once", 1, 65536)
           .quantity("delay", Dimension::Time, std::nullopt, "service time of one operation");
   return s;

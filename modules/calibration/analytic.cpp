@@ -49,7 +49,7 @@ double AnalyticProbe::analytic_s(const WorkDims& dims) {
       throw InputError(fmt::format("{} needs work dimension '{}' in every observation", doc_.type,
                                    work_dim_name(d)));
   OperationSpec spec{"observation", dims, false, false, ""};
-  Route route{{element_.get()}, {0}, 0};
+  Route route{{element_.get()}, {0}, 0, {}};
   Operation op;
   op.spec = &spec;
   op.dims = &spec.dims;

@@ -8,6 +8,9 @@ const Schema& Bmc::schema() {
   static const Schema s =
       Schema("cnuas.bmc",
              "Baseboard management controller: per-request service times by request kind")
+          .timing(
+              "A request takes the core (lane) that frees first and holds it for its whole "
+              "service time (occupancy); no latency.")
           .integer("lanes", 1, "requests served at once (BMC cores)", 1, 64)
           .quantity("sensor_read", Dimension::Time, std::nullopt,
                     "one sensor read from the BMC's cache")

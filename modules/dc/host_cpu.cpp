@@ -8,6 +8,9 @@ const Schema& HostCpu::schema() {
   static const Schema s =
       Schema("cnuas.host_cpu",
              "Guest CPU time from instruction counts, as QEMU icount: I x 2^shift ns")
+          .timing(
+              "Work takes the virtual CPU (lane) that frees first and holds it for the "
+              "instructions' time plus per_request (occupancy); no latency.")
           .integer("lanes", 1, "virtual CPUs executing at once", 1, 4096)
           .integer("icount_shift", 0, "QEMU -icount shift N: every instruction takes 2^N ns", 0, 30)
           .quantity("per_request", Dimension::Time, "0 ns",

@@ -1,5 +1,9 @@
 #include "dc/link.h"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 #include "core/kernel/registry.h"
 
 namespace cnuas {
@@ -20,31 +24,61 @@ const Schema& Link::schema() {
   static const Schema s =
       Schema("cnuas.link",
              "Serial link: bytes / (lane_rate x width x encoding) + length / (c x velocity_factor)")
+          .timing(
+              "Full duplex: each direction (each outgoing connection) has its own wire, or "
+              "`channels` independent wires. A transfer takes its direction's wire that frees "
+              "first and holds it for bytes / (lane_rate x width x encoding) (occupancy); the "
+              "propagation delay length / (c x velocity_factor) follows (latency), while the wire "
+              "already carries the next transfer: N back-to-back frames finish at N x "
+              "serialization + propagation.")
           .quantity("lane_rate", Dimension::DataRate, std::nullopt,
                     "signalling rate of one lane, before encoding", true)
           .integer("width", 1, "lanes bonded into one transfer (x16, 18 NVLinks)", 1, 1024)
           .choice("encoding", {"none", "8b/10b", "64b/66b", "128b/130b", "242b/256b"}, "none",
                   "line code; its overhead reduces the payload rate")
-          .quantity("length", Dimension::Length, "0 m", "cable or trace length")
+          .quantity("length", Dimension::Length, "0 m",
+                    "cable or trace length (latency: the propagation delay)")
           .quantity("velocity_factor", Dimension::Count, "70 %", "signal speed as a fraction of c",
                     true)
-          .integer("channels", 1, "independent transfers in flight at once (lanes of the adapter)",
-                   1, 65536)
+          .integer("channels", 1,
+                   "independent wires per direction, each at the full rate (parallel cables)", 1,
+                   65536)
           .needs({WorkDim::Bytes});
   return s;
 }
 
 Link::Link(sc_core::sc_module_name name, const ParamSet& params)
-    : Element(name, params, static_cast<std::uint32_t>(params.integer("channels"))) {
+    : Element(name, params, static_cast<std::uint32_t>(params.integer("channels"))),
+      channels_(static_cast<std::uint32_t>(params.integer("channels"))) {
   const Rational payload_rate = params.quantity("lane_rate") * Rational(params.integer("width")) *
                                 encoding_efficiency(params.text("encoding"));
   const Rational speed = Rational(299'792'458) * params.quantity("velocity_factor");  // m/s
-  const Rational propagation_ps = params.quantity("length") / speed * ps_per_second();
-  cost_ = LinearCost(propagation_ps, Rational(8) * ps_per_second() / payload_rate);
+  propagation_ps_ = (params.quantity("length") / speed * ps_per_second()).ceil_u64();
+  occupancy_ = LinearCost(Rational(0), Rational(8) * ps_per_second() / payload_rate);
 }
 
-std::uint64_t Link::service_ps(const Stage& stage) {
-  return cost_.ceil_at(stage.dims().get(WorkDim::Bytes));
+std::uint32_t Link::lanes_after_binding() const {
+  return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(targets().size())) * channels_;
+}
+
+std::uint32_t Link::direction(const Stage& stage) const {
+  if (stage.next() != nullptr) return stage.out_port();
+  // Ending here: away from where it came from (the other end of a two-ended link).
+  const auto back = target_port(stage.previous());
+  return back && targets().size() == 2 ? 1 - *back : 0;
+}
+
+StagePlan Link::plan(const Stage& stage) {
+  return StagePlan::simple(occupancy_.ceil_at(stage.dims().get(WorkDim::Bytes)), propagation_ps_,
+                           LaneChoice::among(direction(stage) * channels_, channels_));
+}
+
+std::string Link::lane_name(std::uint32_t lane) const {
+  const std::uint32_t d = lane / channels_;
+  const std::string to = d < targets().size() && targets()[d] != nullptr
+                             ? std::string(" to ") + targets()[d]->basename()
+                             : " " + std::to_string(d);
+  return channels_ == 1 ? "wire" + to : fmt::format("wire{} channel {}", to, lane % channels_);
 }
 
 CNUAS_REGISTER_MODEL(Link);

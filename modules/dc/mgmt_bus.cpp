@@ -11,6 +11,9 @@ const Schema& ManagementBus::schema() {
       Schema("cnuas.mgmt_bus",
              "Management bus (Modbus RTU, PMBus): per request (request + response + 2 gaps) "
              "characters at the baud rate")
+          .timing(
+              "The bus is one lane: a transaction holds it for all its characters and the "
+              "turnaround (occupancy, a half-duplex bus waits for the answer); no latency.")
           .quantity("baud", Dimension::Frequency, std::nullopt, "symbol rate (19200 baud)", true)
           .integer("bits_per_char", 11,
                    "bits per character on the wire (11 for 8E1 / 8N2 Modbus RTU, 10 for 8N1)", 1,

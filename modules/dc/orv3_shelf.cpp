@@ -11,6 +11,9 @@ const Schema& Orv3Shelf::schema() {
       Schema("cnuas.orv3_shelf",
              "ORV3 power shelf: N+R supplies, battery backup, over-capacity alarms, telemetry "
              "register reads")
+          .timing(
+              "The controller is one lane: a telemetry read holds it for register_read "
+              "(occupancy); no latency.")
           .integer("supplies", std::nullopt, "power supply units in the shelf", 1, 64)
           .quantity("supply_rating", Dimension::Power, std::nullopt, "output rating of one supply",
                     true)

@@ -1,5 +1,7 @@
 #include "dc/pcie_root.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/kernel/registry.h"
@@ -41,10 +43,18 @@ std::uint64_t nonzero_bytes(const ParamSet& params, const char* field, const std
 const Schema& PcieRoot::schema() {
   static const Schema s =
       Schema("cnuas.pcie_root",
-             "PCIe root complex: DMA at generation x width after encoding, TLP/DLLP overheads, "
-             "read round trips")
+             "PCIe root complex or switch: DMA engines feeding one full-duplex link per port at "
+             "generation x width after encoding, TLP/DLLP overheads, read round trips")
+          .timing(
+              "Each port (outgoing connection) is a full-duplex link: a transfer leaving by it "
+              "takes the port's DMA engine that frees first; after `latency` (and for a read the "
+              "read_round_trip) its data reaches the link, which it holds for (bytes + TLPs x "
+              "tlp_overhead) at the link's payload rate (occupancy). The engine stays busy until "
+              "the data has left the link, and for a read at least latency + (requests / "
+              "outstanding_reads) x read_round_trip (the tag window). Copies in one direction "
+              "share the link; opposite directions use different links.")
           .choice("generation", {"1", "2", "3", "4", "5", "6"}, std::nullopt, "PCIe generation")
-          .integer("width", 16, "lanes of the link (x1 ... x32)", 1, 32)
+          .integer("width", 16, "lanes of each link (x1 ... x32)", 1, 32)
           .quantity("max_payload", Dimension::Data, "256 B", "maximum TLP payload (MPS)")
           .quantity("tlp_overhead", Dimension::Data, "24 B",
                     "bytes per TLP besides payload: framing, sequence number, header, LCRC")
@@ -52,65 +62,91 @@ const Schema& PcieRoot::schema() {
                     "share of link time taken by DLLPs (ACK, flow control)")
           .quantity("max_read_request", Dimension::Data, "512 B",
                     "maximum read request size (MRRS)")
-          .integer("outstanding_reads", 64, "read requests in flight at once (tags)", 1, 65536)
-          .quantity("read_round_trip", Dimension::Time, "1 us", "read request to first completion")
-          .quantity("latency", Dimension::Time, "0 ns", "fixed time added to every DMA")
-          .integer("dma_engines", 1, "DMA transfers in flight per direction (lanes per direction)",
-                   1, 256)
+          .integer("outstanding_reads", 64, "read requests in flight at once per engine (tags)", 1,
+                   65536)
+          .quantity("read_round_trip", Dimension::Time, "1 us",
+                    "read request to first completion (holds the engine before the link)")
+          .quantity("latency", Dimension::Time, "0 ns",
+                    "fixed time of every DMA before its data reaches the link (holds the engine)")
+          .integer("dma_engines", 1, "DMA transfers in flight per port (engines feeding its link)",
+                   1, 65535)
           .text("upstream", "",
-                "the host-side neighbour; traffic from it flows downstream (empty: all downstream)")
+                "the host-side neighbour: a transfer ending at this element leaves towards it "
+                "unless it came from it (empty: by the first port)")
           .needs({WorkDim::Bytes});
   return s;
 }
 
 PcieRoot::PcieRoot(sc_core::sc_module_name name, const ParamSet& params)
-    : Element(name, params, 2 * static_cast<std::uint32_t>(params.integer("dma_engines"))),
+    : Element(name, params, static_cast<std::uint32_t>(params.integer("dma_engines")) + 1),
       max_payload_(nonzero_bytes(params, "max_payload", this->name())),
       tlp_overhead_(params.whole_bytes("tlp_overhead", this->name())),
       max_read_request_(nonzero_bytes(params, "max_read_request", this->name())),
       outstanding_(params.integer("outstanding_reads")),
-      read_round_trip_ps_(params.quantity("read_round_trip")),
-      latency_ps_(params.quantity("latency")),
+      read_round_trip_ps_(params.time_ps("read_round_trip")),
+      latency_ps_(params.time_ps("latency")),
       engines_(static_cast<std::uint32_t>(params.integer("dma_engines"))) {
   const Rational dllp = params.quantity("dllp_share");
   if (!(dllp < Rational(1)))
     throw InputError(params.get("dllp_share").where, describe("dllp_share must be below 100 %"));
   const Rational rate = lane_rate(params.text("generation")) * Rational(params.integer("width")) *
                         (Rational(1) - dllp);
-  ps_per_wire_byte_ = Rational(8) * ps_per_second() / rate;
+  wire_ = LinearCost(Rational(0), Rational(8) * ps_per_second() / rate);
   if (!params.text("upstream").empty()) {
     std::string full = this->name();
     upstream_ = full.substr(0, full.rfind('.') + 1) + params.text("upstream");
   }
 }
 
-bool PcieRoot::downstream(const Stage& stage) const {
-  if (upstream_.empty()) return true;
-  if (const Element* from = stage.previous()) return upstream_ == from->name();
-  const Element* to = stage.next();
-  return to == nullptr || upstream_ != to->name();
+std::uint32_t PcieRoot::lanes_after_binding() const {
+  return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(targets().size())) * (engines_ + 1);
 }
 
-Element::LaneRange PcieRoot::lane_range(const Stage& stage) const {
-  return {downstream(stage) ? 0 : engines_, engines_};
+std::uint32_t PcieRoot::egress_port(const Stage& stage) const {
+  if (stage.next() != nullptr) return stage.out_port();
+  std::optional<std::uint32_t> up;
+  for (std::uint32_t p = 0; p < targets().size(); ++p)
+    if (targets()[p] != nullptr && upstream_ == targets()[p]->name()) up = p;
+  const Element* from = stage.previous();
+  if (up && (from == nullptr || upstream_ != from->name())) return *up;
+  // From the host side (or no host side known): the first port that does not lead back.
+  for (std::uint32_t p = 0; p < targets().size(); ++p)
+    if (p != up && (from == nullptr || targets()[p] != from)) return p;
+  return 0;
 }
 
-std::uint64_t PcieRoot::service_ps(const Stage& stage) {
+StagePlan PcieRoot::plan(const Stage& stage) {
   const std::uint64_t bytes = stage.dims().get(WorkDim::Bytes);
   const std::uint64_t tlps = bytes == 0 ? 1 : (bytes + max_payload_ - 1) / max_payload_;
-  Rational t = latency_ps_ + Rational(bytes + tlps * tlp_overhead_) * ps_per_wire_byte_;
+  const std::uint32_t first = egress_port(stage) * (engines_ + 1);
+  std::uint64_t wire_bytes;
+  if (__builtin_mul_overflow(tlps, tlp_overhead_, &wire_bytes) ||
+      __builtin_add_overflow(wire_bytes, bytes, &wire_bytes))
+    throw OverflowError();
+  StagePlan p =
+      StagePlan::simple(wire_.ceil_at(wire_bytes), 0, LaneChoice::among(first + engines_, 1));
+  p.feed = Feed::Engine;
+  p.feed_lanes = LaneChoice::among(first, engines_);
+  p.lead_ps = latency_ps_;
   if (stage.op.spec->read) {
-    // max(round trip + wire time, windows x round trip): completions stream
-    // once the first returns, unless the tag window throttles them to
-    // outstanding x MRRS per round trip.
+    // Completions stream once the first returns, unless the tag window throttles
+    // them to outstanding x MRRS per round trip: the engine is held for that.
     const std::uint64_t requests =
         bytes == 0 ? 1 : (bytes + max_read_request_ - 1) / max_read_request_;
     const std::uint64_t windows = (requests + outstanding_ - 1) / outstanding_;
-    const Rational streamed = t - latency_ps_ + read_round_trip_ps_;
-    const Rational throttled = Rational(windows) * read_round_trip_ps_;
-    t = latency_ps_ + (streamed < throttled ? throttled : streamed);
+    p.lead_ps += read_round_trip_ps_;
+    p.feed_occupancy_ps =
+        (Rational(latency_ps_) + Rational(windows) * Rational(read_round_trip_ps_)).ceil_u64();
   }
-  return t.ceil_u64();
+  return p;
+}
+
+std::string PcieRoot::lane_name(std::uint32_t lane) const {
+  const std::uint32_t port = lane / (engines_ + 1), k = lane % (engines_ + 1);
+  const std::string to = port < targets().size() && targets()[port] != nullptr
+                             ? std::string("to ") + targets()[port]->basename()
+                             : "port " + std::to_string(port);
+  return k == engines_ ? "link " + to : fmt::format("DMA engine {} {}", k, to);
 }
 
 CNUAS_REGISTER_MODEL(PcieRoot);

@@ -11,27 +11,45 @@ namespace cnuas {
 const Schema& Switch::schema() {
   static const Schema s =
       Schema("cnuas.switch",
-             "Packet switch: an output queue per port; latency + bytes / port_rate (+ one frame if "
-             "store-and-forward)")
-          .integer("ports", std::nullopt, "number of ports; each output port is one lane", 1, 65536)
-          .quantity("port_rate", Dimension::DataRate, std::nullopt, "line rate of one port", true)
-          .quantity("latency", Dimension::Time, "0 ns", "port-to-port latency")
+             "Packet switch: full-duplex ports, an output queue per port; bytes / port_rate on "
+             "each wire, ports pipelined (cut-through or store-and-forward)")
+          .timing(
+              "Every port is a full-duplex wire: lanes 0..ports-1 are the egress wires (by "
+              "outgoing connection), then one ingress wire per element that sends to the switch. "
+              "A frame holds the ingress wire it arrives on for bytes / port_rate (occupancy); "
+              "the egress wire towards its next hop is ready `latency` after the ingress started "
+              "(store-and-forward: also one frame's reception later) and is held for bytes / "
+              "port_rate (occupancy). The latency holds no wire: ports are pipelined. A frame "
+              "that starts or ends at the switch takes only the wire it has, and the latency "
+              "follows it.")
+          .integer("ports", std::nullopt,
+                   "number of full-duplex ports (outgoing connections, and senders, at most this)",
+                   1, 65536)
+          .quantity("port_rate", Dimension::DataRate, std::nullopt,
+                    "line rate of one port, each direction (occupancy: bytes / port_rate)", true)
+          .quantity("latency", Dimension::Time, "0 ns",
+                    "port-to-port latency (latency: the wires are free meanwhile)")
           .choice("forwarding", {"cut_through", "store_and_forward"}, "cut_through",
                   "cut-through starts sending before a frame is complete; store-and-forward "
-                  "receives it first")
+                  "receives it first (one frame more of latency)")
           .quantity("frame", Dimension::Data, "4 KiB",
                     "frame size: the unit of store-and-forward and of buffering", true)
           .quantity("buffer", Dimension::Data, "0 B",
                     "buffer per output port (0: unlimited); full means back-pressure")
+          .boolean("in_network_reduction", false,
+                   "the switch reduces data itself (NVLink SHARP / SHARP): collectives may use "
+                   "nvls_allreduce through it")
           .needs({WorkDim::Bytes});
   return s;
 }
 
 Switch::Switch(sc_core::sc_module_name name, const ParamSet& params)
     : Element(name, params, static_cast<std::uint32_t>(params.integer("ports"))),
-      ps_per_byte_(Rational(8) * ps_per_second() / params.quantity("port_rate")),
-      latency_ps_(params.quantity("latency")),
+      ports_(static_cast<std::uint32_t>(params.integer("ports"))),
+      wire_(Rational(0), Rational(8) * ps_per_second() / params.quantity("port_rate")),
+      latency_ps_(params.time_ps("latency")),
       store_and_forward_(params.text("forwarding") == "store_and_forward"),
+      in_network_reduction_(params.boolean("in_network_reduction")),
       frame_bytes_(params.whole_bytes("frame", this->name())),
       buffer_bytes_(params.whole_bytes("buffer", this->name())),
       buffered_(params.integer("ports")) {
@@ -41,27 +59,46 @@ Switch::Switch(sc_core::sc_module_name name, const ParamSet& params)
                                           buffer_bytes_, frame_bytes_)));
 }
 
-void Switch::end_of_elaboration() {
-  if (out.size() > lanes().size())
+std::uint32_t Switch::lanes_after_binding() const {
+  return ports_ + static_cast<std::uint32_t>(senders().size());
+}
+
+void Switch::check_bindings() {
+  if (static_cast<std::uint32_t>(out.size()) > ports_)
+    throw InputError(
+        describe(fmt::format("{} outgoing connections but only {} ports", out.size(), ports_)));
+  if (senders().size() > ports_)
     throw InputError(describe(
-        fmt::format("{} outgoing connections but only {} ports", out.size(), lanes().size())));
+        fmt::format("{} elements send to it but it has only {} ports", senders().size(), ports_)));
 }
 
-std::optional<std::uint32_t> Switch::pinned_lane(const Stage& stage) const {
-  if (stage.next() == nullptr) return std::nullopt;  // the operation ends here
-  return stage.out_port();
-}
-
-std::uint64_t Switch::service_ps(const Stage& stage) {
+StagePlan Switch::plan(const Stage& stage) {
   const std::uint64_t bytes = stage.dims().get(WorkDim::Bytes);
-  Rational t = latency_ps_ + Rational(bytes) * ps_per_byte_;
-  if (store_and_forward_) t = t + Rational(std::min(bytes, frame_bytes_)) * ps_per_byte_;
-  return t.ceil_u64();
+  const std::uint64_t wire = wire_.ceil_at(bytes);
+  std::uint64_t latency = latency_ps_;
+  if (store_and_forward_) latency += wire_.ceil_at(std::min(bytes, frame_bytes_));
+  const std::uint32_t from = stage.in_port();
+  const bool has_ingress = from != Route::kNoPort;
+  if (stage.next() == nullptr) {
+    // Ending here (an in-network reduction): the ingress wire alone, or any egress
+    // wire when the frame comes from nowhere known.
+    return StagePlan::simple(
+        wire, latency, has_ingress ? LaneChoice::pin(ports_ + from) : LaneChoice::among(0, ports_));
+  }
+  StagePlan p =
+      StagePlan::simple(wire, has_ingress ? 0 : latency, LaneChoice::pin(stage.out_port()));
+  if (has_ingress) {
+    p.feed = Feed::Ingress;
+    p.feed_lanes = LaneChoice::pin(ports_ + from);
+    p.feed_occupancy_ps = wire;
+    p.lead_ps = latency;
+  }
+  return p;
 }
 
 std::uint64_t Switch::admission_ps(const Stage& stage, std::uint32_t lane, std::uint64_t ready_ps,
-                                   std::uint64_t service) {
-  if (buffer_bytes_ == 0) return ready_ps;
+                                   const StagePlan& plan) {
+  if (buffer_bytes_ == 0 || lane >= ports_) return ready_ps;
   auto& queue = buffered_[lane];
   while (!queue.empty() && queue.front().first <= ready_ps) queue.pop_front();
   const std::uint64_t frame = std::min(stage.dims().get(WorkDim::Bytes), frame_bytes_);
@@ -74,9 +111,20 @@ std::uint64_t Switch::admission_ps(const Stage& stage, std::uint32_t lane, std::
     admitted = it->first;
   }
   // FIFO port: it leaves when its transmission ends, after everything queued before it.
-  const std::uint64_t free_at = lanes().free_at(lane);
-  queue.emplace_back(std::max(admitted, free_at) + service, frame);
+  std::uint64_t egress_ready = admitted;
+  if (plan.feed != Feed::None)
+    egress_ready = std::max(admitted, lanes().free_at(plan.feed_lanes.first)) + plan.lead_ps;
+  queue.emplace_back(std::max(egress_ready, lanes().free_at(lane)) + plan.occupancy_ps, frame);
   return admitted;
+}
+
+std::string Switch::lane_name(std::uint32_t lane) const {
+  if (lane < ports_) {
+    const Element* to = lane < targets().size() ? targets()[lane] : nullptr;
+    return to != nullptr ? fmt::format("port {} out to {}", lane, to->basename())
+                         : fmt::format("port {} out", lane);
+  }
+  return fmt::format("in from {}", senders()[lane - ports_]->basename());
 }
 
 CNUAS_REGISTER_MODEL(Switch);

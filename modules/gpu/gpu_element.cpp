@@ -16,14 +16,27 @@ const Schema& Gpu::schema() {
              "GPU: launch + max(flops / peak, warp instructions / issue rate, bytes / memory "
              "bandwidth), or launch + device_time from the detailed model; bytes alone are a "
              "memory access")
+          .timing(
+              "A kernel (flops, warp_instructions or device_time) takes the kernel lane that "
+              "frees first and holds it for its whole time (occupancy; the launch overhead "
+              "included); no latency. Bytes alone are a memory access of (bytes + 2 x "
+              "reduce_bytes at the operation's last element) / memory_bandwidth: with "
+              "memory_lane, it holds the one device-memory lane for that time (occupancy), "
+              "beside the kernels (copies, NVLink and network traffic share the memory, not "
+              "the SMs); without, it takes a kernel lane like a kernel.")
           .quantity("peak_rate", Dimension::OpRate, std::nullopt,
                     "peak arithmetic rate for the work's precision", true)
           .quantity("memory_bandwidth", Dimension::DataRate, std::nullopt,
                     "device memory (HBM) bandwidth", true)
           .quantity("launch_overhead", Dimension::Time, "0 ns",
                     "kernel launch overhead, charged when flops or warp instructions are given")
-          .integer("lanes", 1, "kernels or copy engines running at once, each at full rate", 1,
-                   4096)
+          .integer("lanes", 1,
+                   "kernels running at once, each at full rate (and memory accesses, without "
+                   "memory_lane)",
+                   1, 4096)
+          .boolean("memory_lane", false,
+                   "bytes-only work (copies, peer and network traffic) shares one device-memory "
+                   "lane at memory_bandwidth, beside the kernels (false: it takes a kernel lane)")
           // What the CUDA runtime reports for the device, and the issue rate of
           // PTX kernels: sm_count x issue_width warp instructions per SM clock.
           .text("device_name", "Cnuas analytic GPU", "name reported by cudaGetDeviceProperties")
@@ -66,13 +79,18 @@ unsigned parse_compute_capability(const FieldValue& v) {
 }  // namespace
 
 Gpu::Gpu(sc_core::sc_module_name name, const ParamSet& params)
-    : Element(name, params, static_cast<std::uint32_t>(params.integer("lanes"))),
+    : Element(name, params,
+              static_cast<std::uint32_t>(params.integer("lanes")) +
+                  (params.boolean("memory_lane") ? 1 : 0)),
       ps_per_flop_(ps_per_second() / params.quantity("peak_rate")),
       ps_per_byte_(Rational(8) * ps_per_second() / params.quantity("memory_bandwidth")),
       ps_per_warp_instruction_(
           ps_per_second() / (params.quantity("sm_clock") *
                              Rational(params.integer("sm_count") * params.integer("issue_width")))),
-      launch_ps_(params.quantity("launch_overhead")) {
+      launch_ps_(params.quantity("launch_overhead")),
+      memory_(Rational(0), ps_per_byte_),
+      kernel_lanes_(static_cast<std::uint32_t>(params.integer("lanes"))),
+      memory_lane_(params.boolean("memory_lane")) {
   // The instance name in the platform: the hierarchical name below the platform's module.
   const std::string full = this->name();
   description_.element = full.substr(full.find('.') + 1);
@@ -107,16 +125,27 @@ Gpu::Gpu(sc_core::sc_module_name name, const ParamSet& params)
 
 Gpu::~Gpu() = default;
 
-std::uint64_t Gpu::service_ps(const Stage& stage) {
+StagePlan Gpu::plan(const Stage& stage) {
   const WorkDims& d = stage.dims();
-  const Rational memory =
-      d.has(WorkDim::Bytes) ? Rational(d.get(WorkDim::Bytes)) * ps_per_byte_ : Rational(0);
+  const LaneChoice kernel_lanes = LaneChoice::among(0, kernel_lanes_);
   // A detailed model already timed the kernel: launch overhead plus its time.
   if (d.has(WorkDim::DeviceTime))
-    return (launch_ps_ + Rational(d.get(WorkDim::DeviceTime))).ceil_u64();
+    return StagePlan::simple((launch_ps_ + Rational(d.get(WorkDim::DeviceTime))).ceil_u64(), 0,
+                             kernel_lanes);
   const bool kernel = d.has(WorkDim::Flops) || d.has(WorkDim::WarpInstructions);
-  if (!kernel) return memory.ceil_u64();
-  Rational longest = memory;
+  const std::uint64_t bytes = d.has(WorkDim::Bytes) ? d.get(WorkDim::Bytes) : 0;
+  if (!kernel) {
+    // Arriving data a collective reduces: read it and the local copy once more.
+    const u128 moved =
+        static_cast<u128>(bytes) + (stage.next() == nullptr && d.has(WorkDim::ReduceBytes)
+                                        ? 2 * static_cast<u128>(d.get(WorkDim::ReduceBytes))
+                                        : 0);
+    if (moved > UINT64_MAX) throw OverflowError();
+    const std::uint64_t access = memory_.ceil_at(static_cast<std::uint64_t>(moved));
+    return StagePlan::simple(access, 0,
+                             memory_lane_ ? LaneChoice::among(kernel_lanes_, 1) : kernel_lanes);
+  }
+  Rational longest = Rational(bytes) * ps_per_byte_;
   if (d.has(WorkDim::Flops)) {
     const Rational compute = Rational(d.get(WorkDim::Flops)) * ps_per_flop_;
     if (longest < compute) longest = compute;
@@ -125,7 +154,11 @@ std::uint64_t Gpu::service_ps(const Stage& stage) {
     const Rational issue = Rational(d.get(WorkDim::WarpInstructions)) * ps_per_warp_instruction_;
     if (longest < issue) longest = issue;
   }
-  return (launch_ps_ + longest).ceil_u64();
+  return StagePlan::simple((launch_ps_ + longest).ceil_u64(), 0, kernel_lanes);
+}
+
+std::string Gpu::lane_name(std::uint32_t lane) const {
+  return lane < kernel_lanes_ ? fmt::format("kernels {}", lane) : "device memory";
 }
 
 std::optional<std::int64_t> Gpu::stage_power_uw(const Operation& op,

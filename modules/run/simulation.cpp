@@ -46,6 +46,8 @@ void Simulation::elaborate() {
   context.header.platform = platform_.name;
   context.header.workload = workload_.name;
   context.scheduler().set_lookahead(options_.lookahead);
+  // Engine and ingress records only matter to the trace files.
+  context.record_feeds = !options_.trace_path.empty() || !options_.perfetto_path.empty();
   context.log_level = options_.log_level;
   if (!options_.vcd_path.empty()) context.enable_waveforms(options_.vcd_path);
   module_ = std::make_unique<PlatformModule>(platform_.name.c_str(), platform_);
@@ -103,18 +105,24 @@ void Simulation::apply_calibrations() {
 }
 
 const Route& Simulation::route_along(const std::vector<std::string>& path) {
+  if (path.size() > StageEvent::kMaxStages)
+    throw InputError(
+        fmt::format("a route of {} elements from '{}' to '{}'; at most {} are accepted",
+                    path.size(), path.front(), path.back(), StageEvent::kMaxStages));
   Route route;
   for (const auto& name : path) route.path.push_back(&module_->element(name));
   route.initiator_port = module_->driver_in_port(route.path[0]);
   for (std::size_t k = 0; k + 1 < route.path.size(); ++k)
     route.out_port.push_back(module_->out_port(route.path[k], route.path[k + 1]));
+  route.in_port.push_back(Route::kNoPort);
+  for (std::size_t k = 1; k < route.path.size(); ++k)
+    route.in_port.push_back(route.path[k]->sender_port(route.path[k - 1]).value_or(Route::kNoPort));
   return context_->add_route(std::move(route));
 }
 
-const Route& Simulation::route_between(const std::string& from, const std::string& to,
-                                       const SourceLocation& where) {
-  auto [it, inserted] = routes_by_ends_.try_emplace({from, to}, nullptr);
-  if (inserted) it->second = &route_along(topology_->path(from, to, where));
+const Route& Simulation::route_of(const std::vector<std::string>& path) {
+  auto [it, inserted] = routes_by_path_.try_emplace(path, nullptr);
+  if (inserted) it->second = &route_along(path);
   return *it->second;
 }
 
@@ -123,8 +131,8 @@ void Simulation::build_operations(DependencyGraph& graph) {
   std::uint64_t instances = 0;
   for (const OperationDesc& desc : workload_.operations) {
     instances += desc.collective
-                     ? collective_transfer_count(
-                           *desc.collective, static_cast<std::uint32_t>(desc.participants.size()))
+                     ? collective_transfer_count(*desc.collective,
+                                                 collective_shape(desc.participants, desc.channels))
                      : desc.repeat;
   }
   constexpr std::uint64_t kMaxInstances = 100'000'000;  // 6.4 GB of operation state
@@ -151,27 +159,38 @@ void Simulation::build_operations(DependencyGraph& graph) {
     const std::uint32_t join = join_of[desc.name];
     std::vector<std::uint32_t> first_nodes;  // the instances that wait for `after:`
     if (desc.collective) {
-      const auto ranks = static_cast<std::uint32_t>(desc.participants.size());
       const std::vector<Transfer> transfers =
-          expand_collective(*desc.collective, ranks, desc.dims.get(WorkDim::Bytes));
-      std::map<std::uint64_t, const OperationSpec*>
-          spec_by_bytes;  // chunks differ by at most one byte
+          expand_collective(*desc.collective, collective_shape(desc.participants, desc.channels),
+                            desc.dims.get(WorkDim::Bytes));
+      // Pieces differ by at most one byte: a few specs serve every transfer.
+      std::map<std::pair<std::uint64_t, bool>, const OperationSpec*> spec_of;
+      std::map<std::pair<std::uint32_t, std::uint32_t>, const Route*> route_of_pair;
       std::vector<std::uint32_t> nodes;
       nodes.reserve(transfers.size());
+      context.collectives.push_back({desc.name, *desc.collective,
+                                     static_cast<std::uint32_t>(desc.participants.size()),
+                                     desc.channels, desc.dims.get(WorkDim::Bytes),
+                                     static_cast<std::uint32_t>(context.operations().size()),
+                                     static_cast<std::uint32_t>(transfers.size())});
       for (std::uint32_t i = 0; i < transfers.size(); ++i) {
         const Transfer& t = transfers[i];
-        const OperationSpec*& spec = spec_by_bytes[t.bytes];
+        const OperationSpec*& spec = spec_of[{t.bytes, t.reduce}];
         if (spec == nullptr) {
           WorkDims dims = desc.dims;
           dims.set(WorkDim::Bytes, t.bytes);
+          if (t.reduce) dims.set(WorkDim::ReduceBytes, t.bytes);
           spec = &context.add_spec({desc.name, dims, true, desc.read, desc.request});
         }
-        const Route& route =
-            route_between(desc.participants[t.source], desc.participants[t.target], desc.where);
-        nodes.push_back(add_operation(*spec, route, desc.mode, i, desc.start_ps));
-        for (std::uint32_t before : t.after) graph.add_edge(nodes[before], nodes.back());
-        if (t.after.empty()) first_nodes.push_back(nodes.back());
-        graph.add_edge(nodes.back(), join);
+        const Route*& route = route_of_pair[{t.source, t.target}];
+        if (route == nullptr)
+          route = &route_of(transfer_path(desc, *topology_, t.source, t.target));
+        nodes.push_back(add_operation(*spec, *route, desc.mode, i, desc.start_ps));
+      }
+      // Edges once every node exists: a tree's reduction waits for later-numbered children.
+      for (std::uint32_t i = 0; i < transfers.size(); ++i) {
+        for (std::uint32_t before : transfers[i].after) graph.add_edge(nodes[before], nodes[i]);
+        if (transfers[i].after.empty()) first_nodes.push_back(nodes[i]);
+        graph.add_edge(nodes[i], join);
       }
     } else {
       const Route& route = route_along(desc.path);
@@ -252,7 +271,10 @@ static std::ofstream open_output(const std::string& path) {
 void Simulation::write_outputs() const {
   RunContext& context = *context_;
   const TraceNames names{&context.component_names(), &context.component_lanes(),
-                         &context.operations(), &context.calibration_members};
+                         &context.operations(), &context.calibration_members,
+                         [&context](std::uint32_t c, std::uint32_t lane) {
+                           return context.elements()[c]->lane_name(lane);
+                         }};
   if (!options_.trace_path.empty() || !options_.perfetto_path.empty()) {
     std::vector<std::uint64_t> ordered = context.trace().ordered();
     // Elements with `trace: false` keep their stages in memory (stats and power

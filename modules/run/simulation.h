@@ -70,8 +70,7 @@ class Simulation {
 
   void build_operations(DependencyGraph& graph);
   void apply_calibrations();
-  const Route& route_between(const std::string& from, const std::string& to,
-                             const SourceLocation& where);
+  const Route& route_of(const std::vector<std::string>& path);
 
   RunOptions options_;
   // Declared before the modules: the context outlives the elements and drivers
@@ -79,7 +78,7 @@ class Simulation {
   std::unique_ptr<RunContext> context_;
   PlatformDesc platform_;
   std::unique_ptr<Topology> topology_;
-  std::map<std::pair<std::string, std::string>, const Route*> routes_by_ends_;
+  std::map<std::vector<std::string>, const Route*> routes_by_path_;
   WorkloadDesc workload_;
   std::unique_ptr<PlatformModule> module_;
   std::unique_ptr<WorkloadDriver> driver_;

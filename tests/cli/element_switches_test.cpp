@@ -68,7 +68,7 @@ TEST(ElementSwitches, LogLevelFiltersPerElement) {
                               " --stats " + scratch_dir() + "/log1.json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("cnuas: debug: p.a (cnuas.pipe): booked 'x#0' stage 0 on lane 0: ready 0 "
-                       "ps, start 0 ps, end 1000000 ps\n"),
+                       "ps, start 0 ps, free 1000000 ps, end 1000000 ps\n"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("p.a (cnuas.pipe): booked 'x#1' stage 0"), std::string::npos) << r.err;
@@ -79,7 +79,7 @@ TEST(ElementSwitches, LogLevelFiltersPerElement) {
                 " --log debug --stats " + scratch_dir() + "/log2.json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("cnuas: debug: p.b (cnuas.pipe): booked 'x#0' stage 1 on lane 0: ready "
-                       "1000000 ps, start 1000000 ps, end 1500000 ps\n"),
+                       "1000000 ps, start 1000000 ps, free 1500000 ps, end 1500000 ps\n"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("p.a ("), std::string::npos) << r.err;

@@ -1,8 +1,9 @@
-// Service times worked out by hand from profile figures, for tests that pin the
-// shipped platforms. Each function is the formula docs/models gives for one
-// element, written with its own exact fractions (not the simulator's
-// Rational), so an expected value never comes from the code it checks. Times
-// are picoseconds; a service time is exact and rounded up once (docs/concepts.md).
+// Occupancies and latencies worked out by hand from profile figures, for tests
+// that pin the shipped platforms. Each function is the formula docs/models
+// gives for one element, written with its own exact fractions (not the
+// simulator's Rational), so an expected value never comes from the code it
+// checks. Times are picoseconds; an occupancy and a latency are each exact and
+// rounded up once (docs/concepts.md).
 #pragma once
 
 #include <cstdint>
@@ -41,7 +42,7 @@ inline Exact at_rate(Wide amount, Wide per_second) {
   return {amount * kPsPerSecond, per_second};
 }
 
-// cnuas.pcie_root DMA (no read round trip, no fixed latency): the payload plus
+// cnuas.pcie_root: a DMA's occupancy of its link: the payload plus
 // `tlp_overhead` per max_payload TLP, at GT/s x 128/130 (Gen3-5 line code) x
 // width x (100 - dllp_percent) %.
 inline Exact pcie_dma(Wide bytes, Wide gigatransfers, Wide width, Wide dllp_percent,
@@ -52,13 +53,11 @@ inline Exact pcie_dma(Wide bytes, Wide gigatransfers, Wide width, Wide dllp_perc
           gigatransfers * 1'000'000'000 * 128 * width * (100 - dllp_percent)};
 }
 
-// cnuas.nic: per_message + max(wire time with a header per mtu packet, message-rate ceiling),
-// one message.
-inline Exact nic_message(Wide bytes, Wide line_bytes_per_second, Wide mtu, Wide header,
-                         Exact per_message, Wide messages_per_second) {
+// cnuas.nic: the wire's occupancy for one message: the payload plus a header
+// per mtu packet at the line rate.
+inline Exact nic_wire(Wide bytes, Wide line_bytes_per_second, Wide mtu, Wide header) {
   const Wide packets = (bytes + mtu - 1) / mtu;
-  const Exact wire = at_rate(bytes + packets * header, line_bytes_per_second);
-  return per_message + larger(wire, at_rate(1, messages_per_second));
+  return at_rate(bytes + packets * header, line_bytes_per_second);
 }
 
 }  // namespace cnuas::testing_support

@@ -63,21 +63,30 @@ static std::vector<std::pair<std::string, std::uint64_t>> names_and_times(
 TEST(Power, AlarmFailureBatteryTakeoverAndDepletion) {
   // Over rated capacity at 5 ms. The failure at 6 ms leaves 2 kW for 2.5 kW: the
   // battery takes over after the 1 ms switchover, carries the 500 W deficit, and
-  // its 0.5 J last exactly 1 ms. The load falls back under 2 kW at 10 ms.
+  // its 0.5 J last exactly 1 ms. The load falls back under 2 kW at 10 ms, which
+  // the two working supplies carry: power returns.
   PowerRun r = run("deplete", "0.5 J");
   const std::uint64_t ms = 1'000'000'000;
   const std::vector<std::pair<std::string, std::uint64_t>> expected = {
-      {"over_capacity", 5 * ms},    {"supply_failure", 6 * ms},        {"redundancy_lost", 6 * ms},
-      {"supply_shortfall", 6 * ms}, {"battery_takeover", 7 * ms},      {"battery_depleted", 8 * ms},
-      {"power_loss", 8 * ms},       {"over_capacity_cleared", 10 * ms}};
+      {"over_capacity", 5 * ms},    {"supply_failure", 6 * ms},
+      {"redundancy_lost", 6 * ms},  {"supply_shortfall", 6 * ms},
+      {"battery_takeover", 7 * ms}, {"battery_depleted", 8 * ms},
+      {"power_loss", 8 * ms},       {"over_capacity_cleared", 10 * ms},
+      {"power_restored", 10 * ms}};
   EXPECT_EQ(names_and_times(r.events), expected);
-  EXPECT_EQ(r.events[1]["capacity_w"], 2000.0);
+  // over_capacity names the rated capacity it exceeded: (3 - 1 in reserve) x 1 kW,
+  // although all three supplies still work (3 kW) at 5 ms.
+  EXPECT_EQ(r.events[0]["capacity_w"], 2000.0);
+  EXPECT_EQ(r.events[0]["load_w"], 2500.0);
+  EXPECT_EQ(r.events[1]["capacity_w"], 2000.0);  // what the two working supplies deliver
   EXPECT_EQ(r.events[4]["load_w"], 2500.0);
   EXPECT_EQ(r.events[1]["component"], "rackp.shelf");
   const json& rack = r.stats["power"]["racks"]["r0"];
   EXPECT_EQ(rack["peak_w"], 2500.0);
   EXPECT_EQ(rack["peak_at_ps"], 5 * ms);
-  EXPECT_EQ(rack["energy_j"], 27.5);  // 1.5 kW x 5 ms + 2.5 kW x 5 ms + 1.5 kW x 5 ms
+  // No energy reaches the rack while power is lost, over [8, 10) ms:
+  // 1.5 kW x 5 ms + 2.5 kW x 3 ms + 0 x 2 ms + 1.5 kW x 5 ms.
+  EXPECT_EQ(rack["energy_j"], 22.5);
 }
 
 TEST(Power, BatteryCarriesTheDeficitUntilTheLoadDrops) {
@@ -89,6 +98,41 @@ TEST(Power, BatteryCarriesTheDeficitUntilTheLoadDrops) {
   EXPECT_EQ(events[5], std::make_pair(std::string("over_capacity_cleared"), 10 * ms));
   EXPECT_EQ(events[6], std::make_pair(std::string("battery_released"), 10 * ms));
   EXPECT_EQ(r.events[6]["battery_j"], 8.5);  // 10 J - 500 W x 3 ms
+}
+
+TEST(Power, ABatteryThatEmptiesAfterTheLastEventIsReported) {
+  // a alone busies one lane over [0, 10) ms: 1.5 kW, then the 500 W idle draw.
+  // All AC is lost at 2 ms: no supply works, the battery takes over at 3 ms and
+  // carries 1.5 kW for 7 ms (10.5 J of its 20 J), then 500 W: the other 9.5 J
+  // last 19 ms more. It empties at 29 ms, long after the run's last stage.
+  std::string p = rack_platform("20 J");
+  const auto line = [&](const std::string& start) {
+    const std::size_t at = p.find(start);
+    return std::make_pair(at, p.find('\n', at) + 1 - at);
+  };
+  for (const char* gone : {"    - {name: poll", "    - {name: b,"}) {
+    const auto [at, length] = line(gone);
+    p.erase(at, length);
+  }
+  const auto [psu, psu_length] = line("    - {name: psu");
+  p.replace(psu, psu_length, "    - {name: psu, event: ac_loss, target: shelf, start: 2 ms}\n");
+  const std::string stats = scratch_dir() + "/late.json";
+  CommandResult r = run_cnuas("run " + write_file("late.yaml", p) + " --stats " + stats);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json s = json::parse(read_file(stats));
+  const std::uint64_t ms = 1'000'000'000;
+  EXPECT_EQ(s["makespan_ps"], 10 * ms);
+  const json& events = s["power"]["events"];
+  std::vector<std::pair<std::string, std::uint64_t>> got;
+  for (const json& e : events) got.emplace_back(e["event"], e["t_ps"]);
+  const std::vector<std::pair<std::string, std::uint64_t>> expected = {
+      {"ac_loss", 2 * ms},          {"redundancy_lost", 2 * ms},   {"supply_shortfall", 2 * ms},
+      {"battery_takeover", 3 * ms}, {"battery_depleted", 29 * ms}, {"power_loss", 29 * ms}};
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(events[4]["battery_j"], 0.0);
+  EXPECT_EQ(events[4]["load_w"], 500.0);
+  // Until the run ends the battery delivers all of it: 1.5 kW x 10 ms.
+  EXPECT_EQ(s["power"]["racks"]["r0"]["energy_j"], 15.0);
 }
 
 TEST(Power, BmcPollReadsTheRackLoad) {

@@ -21,7 +21,8 @@ static WorkDims dims(std::initializer_list<std::pair<WorkDim, std::uint64_t>> va
   return d;
 }
 
-// Runs one operation through `element` alone and returns its single stage.
+// Runs one operation through `element` alone and returns its single stage's
+// main record (an element with engines books one first).
 template <class Model>
 static StageEvent one_stage(Model& element, WorkDims work) {
   TestInitiator initiator("initiator");
@@ -30,8 +31,10 @@ static StageEvent one_stage(Model& element, WorkDims work) {
   initiator.plan(0, op, 0);
   sc_core::sc_start();
   auto stages = stages_of("op");
-  EXPECT_EQ(stages.size(), 1u);
-  return stages.at(0);
+  EXPECT_TRUE(stages.size() == 1 || stages.size() == 2);
+  EXPECT_EQ(stages.back().part(), StageEvent::kMain);
+  EXPECT_EQ(stages.front().part(), stages.size() == 2 ? StageEvent::kEngine : StageEvent::kMain);
+  return stages.back();
 }
 
 TEST(DcModels, LinkEncodingAndPropagation) {
@@ -56,14 +59,15 @@ TEST(DcModels, NicPacketizesAndChargesOverheads) {
 }
 
 TEST(DcModels, NicMessageRateCeiling) {
-  // 4 messages of 1000 B at 1 M messages/s: the ceiling (4 us) beats the wire
-  // time (1078 B = 21.56 ns); plus 4 x 500 ns per message.
+  // 4 messages of 1000 B at 1 M messages/s: the queue is held at least 4 x 1 us
+  // = 4 us, which covers the 4 x 500 ns of per-message processing before the
+  // wire and the wire time (1078 B = 21.56 ns) after it.
   auto nic = make_element<Nic>("nic", {{"line_rate", "400 Gbit/s"},
                                        {"header", "78 B"},
                                        {"per_message", "500 ns"},
                                        {"message_rate", "1 Mop/s"}});
   EXPECT_EQ(one_stage(*nic, dims({{WorkDim::Bytes, 1000}, {WorkDim::Messages, 4}})).end_ps,
-            6'000'000u);
+            4'000'000u);
 }
 
 TEST(DcModels, PcieGen4WriteCountsTlpOverheads) {
@@ -90,38 +94,92 @@ TEST(DcModels, PcieReadAddsTheRoundTripAndRespectsTheTagWindow) {
   a.dims = &big.dims;
   initiator.plan(0, a, 0);
   sc_core::sc_start();
-  const StageEvent e = RunContext::current().trace()[0];
-  EXPECT_EQ(e.end_ps - e.start_ps, 37'400'000u);
+  // The DMA engine (record 0) is held from 0 until the data has left the link:
+  // it reaches the link after the 1 us round trip and holds it 36.4 us.
+  const StageEvent engine = RunContext::current().trace()[0];
+  const StageEvent link = RunContext::current().trace()[1];
+  EXPECT_EQ(engine.part(), StageEvent::kEngine);
+  EXPECT_EQ(link.start_ps, 1'000'000u);
+  EXPECT_EQ(link.free_ps - link.start_ps, 36'400'000u);
+  EXPECT_EQ(engine.free_ps - engine.start_ps, 37'400'000u);
+  EXPECT_EQ(link.end_ps, 37'400'000u);
 }
 
-TEST(DcModels, PcieDirectionsUseSeparateEngines) {
-  auto host = make_element<FixedDelay>("host", {{"delay", "0 ns"}});
-  auto pcie = make_element<PcieRoot>(
-      "pcie", {{"generation", "4"}, {"upstream", "host"}, {"dma_engines", "1"}});
-  auto gpu = make_element<FixedDelay>("gpu", {{"delay", "0 ns"}});
-  TestInitiator initiator("initiator");
-  initiator.out.bind(host->in);
-  initiator.out.bind(gpu->in);
-  host->out.bind(pcie->in);
-  gpu->out.bind(pcie->in);
-  pcie->out.bind(gpu->in);
-  pcie->out.bind(host->in);
-  // Bindings: pcie.in 0 from host, 1 from gpu; pcie.out 0 to gpu, 1 to host; the
-  // initiator is binding 0 of host.in and gpu.in, pcie binding 1.
-  Route h2d{{host.get(), pcie.get(), gpu.get()}, {0, 0, 0}, 0};
-  Route d2h{{gpu.get(), pcie.get(), host.get()}, {0, 1, 0}, 0};
-  Operation& down = make_operation("down", bytes(4096), StageMode::Serial, {});
-  Operation& up = make_operation("up", bytes(4096), StageMode::Serial, {});
-  down.route = &RunContext::current().add_route(h2d);
-  up.route = &RunContext::current().add_route(d2h);
-  initiator.plan(0, down, 0, 0);
-  initiator.plan(0, up, 0, 1);
+// host <-> pcie <-> gpu bound by hand: pcie.out 0 leads to the gpu, 1 to the
+// host, so its lanes are [engine, link] towards the gpu, then towards the host.
+struct PcieFixture {
+  std::unique_ptr<FixedDelay> host = make_element<FixedDelay>("host", {{"delay", "0 ns"}});
+  std::unique_ptr<PcieRoot> pcie;
+  std::unique_ptr<FixedDelay> gpu = make_element<FixedDelay>("gpu", {{"delay", "0 ns"}});
+  TestInitiator initiator{"initiator"};
+  Route h2d, d2h;
+
+  explicit PcieFixture(const char* engines) {
+    pcie = make_element<PcieRoot>("pcie", {{"generation", "4"},
+                                           {"tlp_overhead", "24 B"},
+                                           {"upstream", "host"},
+                                           {"dma_engines", engines}});
+    initiator.out.bind(host->in);
+    initiator.out.bind(gpu->in);
+    host->out.bind(pcie->in);
+    gpu->out.bind(pcie->in);
+    pcie->out.bind(gpu->in);
+    pcie->out.bind(host->in);
+    // The initiator is binding 0 of host.in and gpu.in.
+    h2d = {{host.get(), pcie.get(), gpu.get()}, {0, 0, 0}, 0, {}};
+    d2h = {{gpu.get(), pcie.get(), host.get()}, {0, 1, 0}, 0, {}};
+  }
+  Operation& copy(const std::string& name, bool down) {
+    Operation& op = make_operation(name, bytes(4096), StageMode::Serial, {});
+    op.route = &RunContext::current().add_route(down ? h2d : d2h);
+    return op;
+  }
+  // The stage's record on the element's link (not its engine's).
+  static StageEvent link(const std::string& name) {
+    for (const StageEvent& e : stages_of(name))
+      if (e.stage() == 1 && e.part() == StageEvent::kMain) return e;
+    ADD_FAILURE() << name << " has no link record";
+    return {};
+  }
+};
+
+// 4096 B on Gen4 x16 with 24 B per TLP: 142 188 ps on a link (see above).
+constexpr std::uint64_t kGen4Page = 142'188;
+
+TEST(DcModels, PcieOppositeDirectionsDoNotShareALink) {
+  PcieFixture f("1");
+  Operation& down = f.copy("down", true);
+  Operation& up = f.copy("up", false);
+  f.initiator.plan(0, down, 0, 0);
+  f.initiator.plan(0, up, 0, 1);
   sc_core::sc_start();
-  // Both directions run at once, on lane 0 (downstream) and lane 1 (upstream).
-  EXPECT_EQ(stages_of("down")[1].lane, 0u);
-  EXPECT_EQ(stages_of("up")[1].lane, 1u);
-  EXPECT_EQ(stages_of("down")[1].start_ps, 0u);
-  EXPECT_EQ(stages_of("up")[1].start_ps, 0u);
+  // Both directions run at once: towards the gpu on lane 1, towards the host on lane 3.
+  EXPECT_EQ(PcieFixture::link("down").lane, 1u);
+  EXPECT_EQ(PcieFixture::link("up").lane, 3u);
+  EXPECT_EQ(PcieFixture::link("down").start_ps, 0u);
+  EXPECT_EQ(PcieFixture::link("up").start_ps, 0u);
+  EXPECT_EQ(f.initiator.completed_ps.at("down"), kGen4Page);
+  EXPECT_EQ(f.initiator.completed_ps.at("up"), kGen4Page);
+}
+
+TEST(DcModels, PcieCopiesInOneDirectionShareItsLink) {
+  // Two DMA engines towards the gpu, one link: the second copy takes the
+  // second engine at once but the link only when the first has left it.
+  PcieFixture f("2");
+  Operation& a = f.copy("a", true);
+  Operation& b = f.copy("b", true);
+  f.initiator.plan(0, a, 0, 0);
+  f.initiator.plan(0, b, 0, 0);
+  sc_core::sc_start();
+  EXPECT_EQ(stages_of("b")[1].part(), StageEvent::kEngine);
+  EXPECT_EQ(stages_of("b")[1].lane, 1u);  // the second engine towards the gpu
+  EXPECT_EQ(stages_of("b")[1].start_ps, 0u);
+  EXPECT_EQ(PcieFixture::link("b").lane, 2u);
+  EXPECT_EQ(PcieFixture::link("b").start_ps, kGen4Page);
+  EXPECT_EQ(f.initiator.completed_ps.at("a"), kGen4Page);
+  EXPECT_EQ(f.initiator.completed_ps.at("b"), 2 * kGen4Page);  // half the bandwidth each
+  // The engine is held until its data has left the link.
+  EXPECT_EQ(stages_of("b")[1].free_ps, 2 * kGen4Page);
 }
 
 TEST(DcModels, ModbusTransactionAt19200Baud) {
@@ -293,7 +351,13 @@ TEST(DcModels, PcieThenNicSerialVersusOverlap) {
   const std::uint64_t pcie_ps = 347'852, nic_ps = 704'680;
   EXPECT_EQ(initiator.completed_ps.at("serial"), pcie_ps + nic_ps);
   EXPECT_EQ(initiator.completed_ps.at("overlap"), nic_ps);  // the slower stage decides
-  EXPECT_EQ(stages_of("overlap")[1].start_ps, 0u);          // the NIC streams from the start
+  // The NIC streams from the start: its queue starts when the PCIe link does
+  // (its start + its latency, 0).
+  for (const StageEvent& e : stages_of("overlap")) {
+    if (e.stage() == 1) {
+      EXPECT_EQ(e.ready_ps, e.part() == StageEvent::kEngine ? 0u : 500'000u);
+    }
+  }
 }
 
 }  // namespace cnuas

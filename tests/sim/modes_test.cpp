@@ -44,10 +44,16 @@ TEST(Modes, OverlapStagesStreamAndTheSlowestDecides) {
   sc_core::sc_start();
   auto s = stages_of("op");
   ASSERT_EQ(s.size(), 3u);
-  for (const auto& e : s) EXPECT_EQ(e.ready_ps, 1'000u);
+  // A stage is ready when the previous one's data starts arriving: its start
+  // plus its latency. p1 starts at 1 ns, holds its lane 100 ns and its 10 ns
+  // latency follows: p2 is ready at 11 ns, d3 with p2 (no latency) at 11 ns.
+  EXPECT_EQ(s[0].ready_ps, 1'000u);
+  EXPECT_EQ(s[0].free_ps, 101'000u);
   EXPECT_EQ(s[0].end_ps, 111'000u);
-  EXPECT_EQ(s[1].end_ps, 51'000u);
-  EXPECT_EQ(s[2].end_ps, 31'000u);
+  EXPECT_EQ(s[1].ready_ps, 11'000u);
+  EXPECT_EQ(s[1].end_ps, 61'000u);
+  EXPECT_EQ(s[2].ready_ps, 11'000u);
+  EXPECT_EQ(s[2].end_ps, 41'000u);
   EXPECT_EQ(t.initiator.completed_ps.at("op"), 111'000u);  // the bottleneck stage
 }
 
@@ -58,12 +64,14 @@ TEST(Modes, ContentionOnASharedMiddleStage) {
   t.initiator.plan(0, a, 0);
   t.initiator.plan(0, b, 0);
   sc_core::sc_start();
-  // p1 serves a 0..110 and b 110..220; p2 a 110..160, b 220..270; d3 a 160..190, b 270..300 (ns).
+  // p1 holds its lane 100 ns per transfer and its 10 ns latency holds nothing:
+  // a 0..100 (ends 110), b 100..200 (ends 210); p2 a 110..160, b 210..260;
+  // d3 a 160..190, b 260..290 (ns).
   EXPECT_EQ(t.initiator.completed_ps.at("a"), 190'000u);
-  EXPECT_EQ(t.initiator.completed_ps.at("b"), 300'000u);
-  EXPECT_EQ(stages_of("b")[0].start_ps, 110'000u);
+  EXPECT_EQ(t.initiator.completed_ps.at("b"), 290'000u);
+  EXPECT_EQ(stages_of("b")[0].start_ps, 100'000u);
   EXPECT_EQ(stages_of("b")[0].start_ps - stages_of("b")[0].ready_ps,
-            110'000u);  // b's queue wait at p1
+            100'000u);  // b's queue wait at p1
 }
 
 }  // namespace cnuas

@@ -25,9 +25,10 @@ TEST(Trace, MicrosecondTextIsExact) {
 
 TEST(Trace, OrderIsStartTimeThenSequence) {
   TraceSink sink;
-  sink.record(0, 0, 0, 0, 0, 500, 600, false);  // seq 0
-  sink.record(1, 0, 0, 0, 0, 100, 200, false);  // seq 1
-  sink.record(2, 0, 0, 1, 0, 100, 150, false);  // seq 2
+  // ready, start, free, end, op, component, lane, first, last, stage and flags
+  sink.record({0, 500, 600, 600, 0, 0, 0, 0, 0, 0});  // seq 0
+  sink.record({0, 100, 200, 200, 1, 0, 0, 0, 1, 0});  // seq 1
+  sink.record({0, 100, 150, 150, 2, 0, 1, 0, 1, 0});  // seq 2
   auto o = sink.ordered();
   EXPECT_EQ(o, (std::vector<std::uint64_t>{1, 2, 0}));
   EXPECT_EQ(sink[0].start_ps, 500u);

@@ -27,7 +27,8 @@ Schema::Schema(std::string type, std::string summary)
     : type_(std::move(type)), summary_(std::move(summary)) {
   quantity("idle_power", Dimension::Power, "0 W", "power drawn whether busy or not");
   quantity("active_power", Dimension::Power, "0 W",
-           "power each busy lane draws on top of idle_power");
+           "power drawn on top of idle_power for each main lane a stage holds (engines and ingress "
+           "ports draw none)");
   text("rack", "", "the rack whose power shelf feeds this element (empty: none)");
   choice("log", {"inherit", "quiet", "warning", "info", "debug"}, "inherit",
          "messages from this element: inherit (the run's --log level), quiet, warning, info (also "
@@ -163,6 +164,7 @@ std::string Schema::describe_text() const {
   }
   if (!request_kinds_.empty())
     out += fmt::format("  operations must give request: {}\n", join_names(request_kinds_, " | "));
+  if (!timing_.empty()) out += fmt::format("  timing: {}\n", timing_);
   out += "  fields:\n";
   std::size_t width = 18;  // wider only for long (dotted) names
   for (const auto& f : fields_) width = std::max(width, f.name.size());
@@ -191,6 +193,7 @@ std::string Schema::describe_markdown() const {
   if (!request_kinds_.empty())
     out += fmt::format("Operations crossing this element must give `request:` as one of: {}.\n\n",
                        join_names(request_kinds_));
+  if (!timing_.empty()) out += fmt::format("**Timing.** {}\n\n", timing_);
   out += "| field | type | default | description |\n|---|---|---|---|\n";
   for (const auto& f : fields_) {
     out += fmt::format("| `{}` | {} | {} | {} |\n", f.name, f.type_text(),

@@ -70,6 +70,14 @@ class Schema {
   bool is_power_supply() const { return supplies_power_; }
   // Operations crossing this element must name one of these `request:` kinds.
   Schema& serves_requests(std::vector<std::string> kinds);
+  // How a stage becomes time on this element: its lanes, which figures are
+  // occupancy (they hold a lane) and which latency (the lane serves others
+  // meanwhile). Rendered by describe and in docs/models.
+  Schema& timing(std::string text) {
+    timing_ = std::move(text);
+    return *this;
+  }
+  const std::string& timing() const { return timing_; }
 
   const std::string& type() const { return type_; }
   const std::string& summary() const { return summary_; }
@@ -96,6 +104,7 @@ class Schema {
   std::vector<WorkDim> needs_;
   std::vector<WorkDim> needs_one_of_;
   std::vector<std::string> request_kinds_;
+  std::string timing_;
   bool supplies_power_ = false;
 };
 

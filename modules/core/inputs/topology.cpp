@@ -34,7 +34,26 @@ Topology::Topology(const PlatformDesc& platform) {
     names_.push_back(e.name);
   }
   next_.resize(names_.size());
-  for (const auto& c : platform.connections) next_[index_.at(c.from)].push_back(index_.at(c.to));
+  prev_.resize(names_.size());
+  for (const auto& c : platform.connections) {
+    next_[index_.at(c.from)].push_back(index_.at(c.to));
+    prev_[index_.at(c.to)].push_back(index_.at(c.from));
+  }
+  // Switches that are instances of one array ("spine[3]" -> "spine"): ECMP candidates.
+  switch_array_.resize(names_.size());
+  for (const auto& e : platform.elements) {
+    if (e.type != "cnuas.switch" || e.name.empty() || e.name.back() != ']') continue;
+    switch_array_[index_.at(e.name)] = e.name.substr(0, e.name.rfind('['));
+  }
+}
+
+static std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
 }
 
 bool Topology::connected(const std::string& from, const std::string& to) const {
@@ -47,30 +66,44 @@ bool Topology::connected(const std::string& from, const std::string& to) const {
 std::vector<std::string> Topology::path(const std::string& from, const std::string& to,
                                         const SourceLocation& where) {
   const std::uint32_t source = index_.at(from), target = index_.at(to);
-  auto cached = parents_.find(source);
-  if (cached == parents_.end()) {
-    std::vector<std::int64_t> parent(names_.size(), -1);
-    parent[source] = source;
+  auto cached = searches_.find(source);
+  if (cached == searches_.end()) {
+    Search search{std::vector<std::int32_t>(names_.size(), -1),
+                  std::vector<std::uint32_t>(names_.size(), 0)};
+    search.parent[source] = static_cast<std::int32_t>(source);
     std::deque<std::uint32_t> queue{source};
     while (!queue.empty()) {
       const std::uint32_t at = queue.front();
       queue.pop_front();
       for (std::uint32_t n : next_[at])
-        if (parent[n] < 0) {
-          parent[n] = at;
+        if (search.parent[n] < 0) {
+          search.parent[n] = static_cast<std::int32_t>(at);
+          search.distance[n] = search.distance[at] + 1;
           queue.push_back(n);
         }
     }
-    cached = parents_.emplace(source, std::move(parent)).first;
+    cached = searches_.emplace(source, std::move(search)).first;
   }
-  const auto& parent = cached->second;
-  if (parent[target] < 0)
+  const Search& search = cached->second;
+  if (search.parent[target] < 0)
     throw InputError(
         where, fmt::format("no path from '{}' to '{}' along the platform's connections", from, to));
   std::vector<std::string> out;
-  for (std::uint32_t at = target;; at = static_cast<std::uint32_t>(parent[at])) {
+  const std::uint64_t flow = fnv1a(from + ">" + to);
+  for (std::uint32_t at = target;;) {
     out.push_back(names_[at]);
     if (at == source) break;
+    std::uint32_t before = static_cast<std::uint32_t>(search.parent[at]);
+    if (!switch_array_[before].empty()) {
+      // The switches of that array one hop closer to the source: one per flow.
+      std::vector<std::uint32_t> equal;
+      for (std::uint32_t p : prev_[at])
+        if (search.parent[p] >= 0 && search.distance[p] + 1 == search.distance[at] &&
+            switch_array_[p] == switch_array_[before])
+          equal.push_back(p);
+      if (equal.size() > 1) before = equal[flow % equal.size()];
+    }
+    at = before;
   }
   std::reverse(out.begin(), out.end());
   return out;

@@ -101,6 +101,50 @@ void read_path(const YAML::Node& o, const std::string& file, const PlatformDesc&
         op.where, who + " needs 'path:' (a list of elements), 'from:' and 'to:', or 'collective:'");
 }
 
+std::vector<std::string> expand_names(const YAML::Node& p, const std::string& file,
+                                      const char* what, const PlatformDesc& platform,
+                                      Topology& topology) {
+  // One pattern, or a list of names and patterns ("gpu[*]" needs quotes inside [...]).
+  std::vector<YAML::Node> items;
+  if (p.IsScalar()) {
+    items.push_back(p);
+  } else {
+    require_sequence(p, file, what);
+    for (const auto& item : p) items.push_back(item);
+  }
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    const std::string pattern = scalar_text(item, file, what);
+    const auto names = topology.expand(pattern);
+    if (names.empty()) require_element(platform, pattern, location_of(item, file));
+    out.insert(out.end(), names.begin(), names.end());
+  }
+  return out;
+}
+
+// nvls_allreduce: the switch next to the first rank on its way to the second
+// must reduce in the network and be every rank's direct neighbour.
+std::string find_reducer(const OperationDesc& op, const PlatformDesc& platform, Topology& topology,
+                         const std::string& who) {
+  const auto path = topology.path(op.participants[0], op.participants[1], op.where);
+  const ElementInstance* sw = path.size() == 3 ? platform.find(path[1]) : nullptr;
+  const FieldSpec* field =
+      sw == nullptr ? nullptr : sw->params.schema()->find("in_network_reduction");
+  if (field == nullptr || !sw->params.boolean("in_network_reduction"))
+    throw InputError(op.where,
+                     fmt::format("{}: nvls_allreduce needs the ranks on one switch that reduces in "
+                                 "the network (in_network_reduction: true); from '{}' to '{}' the "
+                                 "route is {}",
+                                 who, op.participants[0], op.participants[1], join_names(path)));
+  for (const std::string& rank : op.participants)
+    if (topology.path(rank, sw->name, op.where).size() != 2 ||
+        topology.path(sw->name, rank, op.where).size() != 2)
+      throw InputError(op.where, fmt::format("{}: nvls_allreduce needs every rank connected to "
+                                             "'{}' both ways; '{}' is not",
+                                             who, sw->name, rank));
+  return sw->name;
+}
+
 void read_collective(const YAML::Node& o, const std::string& file, const PlatformDesc& platform,
                      Topology& topology, OperationDesc& op, const std::string& who) {
   const YAML::Node c = o["collective"];
@@ -121,35 +165,56 @@ void read_collective(const YAML::Node& o, const std::string& file, const Platfor
   if (!p)
     throw InputError(op.where,
                      who + ": a collective needs 'participants:' (element names or patterns)");
-  // One pattern, or a list of names and patterns ("gpu[*]" needs quotes inside [...]).
-  std::vector<YAML::Node> items;
-  if (p.IsScalar()) {
-    items.push_back(p);
-  } else {
-    require_sequence(p, file, "participants");
-    for (const auto& item : p) items.push_back(item);
-  }
-  for (const auto& item : items) {
-    const std::string pattern = scalar_text(item, file, "participant");
-    const auto names = topology.expand(pattern);
-    if (names.empty()) require_element(platform, pattern, location_of(item, file));
-    op.participants.insert(op.participants.end(), names.begin(), names.end());
-  }
+  op.participants = expand_names(p, file, "participant", platform, topology);
   if (op.participants.size() < 2)
     throw InputError(location_of(p, file),
                      fmt::format("{}: a collective needs at least 2 participants", who));
   if (!op.dims.has(WorkDim::Bytes))
     throw InputError(op.where,
                      fmt::format("{}: a collective needs 'bytes' (the buffer per rank)", who));
+  if (const YAML::Node ch = o["channels"]) {
+    const std::string text = scalar_text(ch, file, "channels");
+    if (text.empty() || text.size() > 4 ||
+        text.find_first_not_of("0123456789") != std::string::npos || std::stoul(text) == 0 ||
+        std::stoul(text) > 1024)
+      throw InputError(
+          location_of(ch, file),
+          fmt::format("{}: channels must be a whole number from 1 to 1024, got '{}'", who, text));
+    op.channels = static_cast<std::uint32_t>(std::stoul(text));
+  }
+  if (const YAML::Node nics = o["nics"]) {
+    op.nics = expand_names(nics, file, "nic", platform, topology);
+    if (op.nics.size() != op.participants.size())
+      throw InputError(location_of(nics, file),
+                       fmt::format("{}: 'nics:' names {} elements for {} participants; give one "
+                                   "per participant, in the same order",
+                                   who, op.nics.size(), op.participants.size()));
+  }
+  const CollectiveShape shape = collective_shape(op.participants, op.channels);
+  if (*op.collective == CollectiveKind::HierarchicalAllreduce) {
+    std::vector<std::uint32_t> sizes;
+    for (std::uint32_t m : shape.node_of) {
+      if (m >= sizes.size()) sizes.resize(m + 1);
+      ++sizes[m];
+    }
+    for (std::uint32_t m = 0; m < sizes.size(); ++m)
+      if (sizes[m] != sizes[0])
+        throw InputError(location_of(p, file),
+                         fmt::format("{}: hierarchical_allreduce needs the same number of ranks in "
+                                     "every node; the first node has {}, node {} has {}",
+                                     who, sizes[0], m, sizes[m]));
+  }
+  if (*op.collective == CollectiveKind::NvlsAllreduce)
+    op.reducer = find_reducer(op, platform, topology, who);
   // Every distinct route the transfers take must exist and suit its elements.
-  const auto n = static_cast<std::uint32_t>(op.participants.size());
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
-  for (const Transfer& t : expand_collective(*op.collective, n, 0))
+  CollectiveShape one = shape;
+  one.channels = 1;
+  for (const Transfer& t : expand_collective(*op.collective, one, 0))
     pairs.emplace_back(t.source, t.target);
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  for (auto [a, b] : pairs)
-    check_needs(op, topology.path(op.participants[a], op.participants[b], op.where), platform, who);
+  for (auto [a, b] : pairs) check_needs(op, transfer_path(op, topology, a, b), platform, who);
 }
 
 // `- {name: psu2_fails, event: supply_failure, target: shelf, start: 20 ms, supplies: 1}`
@@ -193,7 +258,7 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file,
   require_map(o, file, "an operation");
   check_keys(o, file,
              {"name", "path", "from", "to", "dims", "mode", "start", "repeat", "interval", "after",
-              "command", "request", "collective", "participants"},
+              "command", "request", "collective", "participants", "channels", "nics"},
              "operation");
   OperationDesc op;
   op.where = location_of(o, file);
@@ -242,8 +307,9 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file,
   if (o["collective"]) {
     read_collective(o, file, platform, topology, op, who);
   } else {
-    if (o["participants"])
-      throw InputError(op.where, who + ": 'participants:' belongs to a collective");
+    for (const char* key : {"participants", "channels", "nics"})
+      if (o[key])
+        throw InputError(op.where, fmt::format("{}: '{}:' belongs to a collective", who, key));
     read_path(o, file, platform, topology, op, who);
     check_needs(op, op.path, platform, who);
   }
@@ -336,6 +402,29 @@ WorkloadDesc load_workload(const YAML::Node& node, const std::string& file,
     throw InputError(location_of(ops, src.file), "workload has no operations");
   check_dependencies(w);
   return w;
+}
+
+std::vector<std::string> transfer_path(const OperationDesc& op, Topology& topology,
+                                       std::uint32_t source, std::uint32_t target) {
+  const auto name = [&](std::uint32_t rank) {
+    return rank == Transfer::kSwitch ? op.reducer : op.participants[rank];
+  };
+  const std::string from = name(source), to = name(target);
+  const auto node = [](const std::string& rank) {
+    const std::size_t dot = rank.rfind('.');
+    return dot == std::string::npos ? std::string() : rank.substr(0, dot);
+  };
+  if (op.nics.empty() || source == Transfer::kSwitch || target == Transfer::kSwitch ||
+      node(from) == node(to))
+    return topology.path(from, to, op.where);
+  // Between nodes: out through the source's NIC, in through the target's.
+  std::vector<std::string> path = topology.path(from, op.nics[source], op.where);
+  for (const auto& [a, b] :
+       {std::pair{op.nics[source], op.nics[target]}, std::pair{op.nics[target], to}}) {
+    const auto leg = topology.path(a, b, op.where);
+    path.insert(path.end(), leg.begin() + 1, leg.end());
+  }
+  return path;
 }
 
 }  // namespace cnuas

@@ -11,9 +11,12 @@
 //       interval: 10 us              # or periodic: repetition i ready at start + i*interval
 //       after: [setup]               # waits for every repetition of setup
 //     - name: ar
-//       collective: ring_allreduce   # or tree_allreduce, ring_allgather, ring_reduce_scatter,
-//       all_to_all participants: [gpu[*]]       # ranks in this order; transfers take shortest
-//       paths dims: {bytes: 1 GiB}         # buffer per rank
+//       collective: ring_allreduce   # or tree_allreduce, hierarchical_allreduce, nvls_allreduce,
+//                                    # ring_allgather, ring_reduce_scatter, all_to_all
+//       participants: "server[*].gpu[*]"  # ranks in this order; nodes by name before the last '.'
+//       nics: "server[*].nic[*]"     # optional: rank r reaches other nodes through nics[r]
+//       channels: 8                  # optional: parallel rings/trees, bytes / channels each
+//       dims: {bytes: 1 GiB}         # buffer per rank
 #pragma once
 
 #include <cstdint>
@@ -43,6 +46,9 @@ struct OperationDesc {
   std::string request;
   std::optional<CollectiveKind> collective;
   std::vector<std::string> participants;  // ranks, for collectives
+  std::vector<std::string> nics;  // per rank: the element its traffic to other nodes goes through
+  std::uint32_t channels = 1;
+  std::string reducer;  // nvls_allreduce: the switch that reduces
   SourceLocation where;
 };
 
@@ -58,5 +64,11 @@ struct WorkloadDesc {
 // element gets the work dimensions it needs, `after:` names exist and do not loop.
 WorkloadDesc load_workload(const YAML::Node& node, const std::string& file,
                            const PlatformDesc& platform, Topology& topology);
+
+// The elements a collective's transfer crosses: the shortest path, through the
+// source's and target's NICs when they are in different nodes and `nics:` was
+// given; Transfer::kSwitch is the reducing switch.
+std::vector<std::string> transfer_path(const OperationDesc& op, Topology& topology,
+                                       std::uint32_t source, std::uint32_t target);
 
 }  // namespace cnuas

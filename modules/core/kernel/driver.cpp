@@ -8,9 +8,8 @@
 namespace cnuas {
 
 std::uint32_t DependencyGraph::add_node(Operation* op, std::uint64_t earliest_ps) {
-  const auto node = static_cast<std::uint32_t>(ops_.size());
-  ops_.push_back(op);
-  earliest_ps_.push_back(earliest_ps);
+  const auto node = static_cast<std::uint32_t>(nodes_.size());
+  nodes_.push_back({op, earliest_ps});
   if (op != nullptr) {
     if (node_of_op_.size() <= op->index) node_of_op_.resize(op->index + 1, kNone);
     node_of_op_[op->index] = node;
@@ -19,17 +18,16 @@ std::uint32_t DependencyGraph::add_node(Operation* op, std::uint64_t earliest_ps
 }
 
 void DependencyGraph::finalize() {
-  const std::size_t n = ops_.size();
-  first_dependent_.assign(n + 1, 0);
-  waiting_.assign(n, 0);
-  released_ps_.assign(n, 0);
+  const std::size_t n = nodes_.size();
+  nodes_.push_back({nullptr, 0});  // the end of the last node's dependents
   for (auto [before, after] : edges_) {
-    ++first_dependent_[before + 1];
-    ++waiting_[after];
+    ++nodes_[before + 1].first_dependent;
+    ++nodes_[after].waiting;
   }
-  for (std::size_t i = 0; i < n; ++i) first_dependent_[i + 1] += first_dependent_[i];
+  for (std::size_t i = 0; i < n; ++i) nodes_[i + 1].first_dependent += nodes_[i].first_dependent;
   dependents_.resize(edges_.size());
-  std::vector<std::uint32_t> fill(first_dependent_.begin(), first_dependent_.end() - 1);
+  std::vector<std::uint32_t> fill(n);
+  for (std::size_t i = 0; i < n; ++i) fill[i] = nodes_[i].first_dependent;
   for (auto [before, after] : edges_)
     dependents_[fill[before]++] = after;  // keeps declaration order
   edges_.clear();
@@ -41,45 +39,52 @@ WorkloadDriver::WorkloadDriver(sc_core::sc_module_name name, DependencyGraph gra
     : sc_module(name), out("out"), graph_(std::move(graph)), payloads_(payloads) {
   out.register_nb_transport_bw(this, &WorkloadDriver::nb_transport_bw);
   graph_.finalize();
-  for (const Operation* op : graph_.ops_) total_ += op != nullptr;
+  for (std::size_t i = 0; i + 1 < graph_.nodes_.size(); ++i)
+    total_ += graph_.nodes_[i].op != nullptr;
   SC_METHOD(start);
 }
 
 void WorkloadDriver::start() {
-  for (std::uint32_t node = 0; node < graph_.size(); ++node)
-    if (graph_.waiting_[node] == 0) release(node);
+  for (std::uint32_t node = 0; node + 1 < graph_.nodes_.size(); ++node)
+    if (graph_.nodes_[node].waiting == 0) release(node);
 }
 
 void WorkloadDriver::release(std::uint32_t node) {
-  const std::uint64_t ready = std::max(graph_.earliest_ps_[node], graph_.released_ps_[node]);
-  if (Operation* op = graph_.ops_[node]) {
-    inject(*op, ready);
+  const DependencyGraph::Node& n = graph_.nodes_[node];
+  const std::uint64_t ready = std::max(n.earliest_ps, n.released_ps);
+  if (n.op != nullptr) {
+    inject(*n.op, ready);
   } else {
     complete(node, ready);  // a join completes as soon as everything before it has
   }
 }
 
 void WorkloadDriver::complete(std::uint32_t node, std::uint64_t done_ps) {
-  // Iterative, so that long chains of joins cannot exhaust the stack.
-  const std::size_t base = ready_stack_.size();
+  // Iterative, so that long chains of joins cannot exhaust the stack; first
+  // in, first out, so that operations released together are sent in
+  // declaration order (equal ready times are then booked in that order).
+  const std::size_t base = ready_.size();
+  std::size_t head = base;
   auto finish = [&](std::uint32_t n, std::uint64_t done) {
-    for (std::uint32_t i = graph_.first_dependent_[n]; i < graph_.first_dependent_[n + 1]; ++i) {
-      const std::uint32_t d = graph_.dependents_[i];
-      graph_.released_ps_[d] = std::max(graph_.released_ps_[d], done);
-      if (--graph_.waiting_[d] == 0) ready_stack_.push_back(d);
+    const std::uint32_t end = graph_.nodes_[n + 1].first_dependent;
+    for (std::uint32_t i = graph_.nodes_[n].first_dependent; i < end; ++i) {
+      DependencyGraph::Node& d = graph_.nodes_[graph_.dependents_[i]];
+      d.released_ps = std::max(d.released_ps, done);
+      if (--d.waiting == 0) ready_.push_back(graph_.dependents_[i]);
     }
   };
   finish(node, done_ps);
-  while (ready_stack_.size() > base) {
-    const std::uint32_t next = ready_stack_.back();
-    ready_stack_.pop_back();
-    const std::uint64_t ready = std::max(graph_.earliest_ps_[next], graph_.released_ps_[next]);
-    if (Operation* op = graph_.ops_[next]) {
-      inject(*op, ready);
+  while (head < ready_.size()) {
+    const std::uint32_t next = ready_[head++];
+    const DependencyGraph::Node& n = graph_.nodes_[next];
+    const std::uint64_t ready = std::max(n.earliest_ps, n.released_ps);
+    if (n.op != nullptr) {
+      inject(*n.op, ready);
     } else {
       finish(next, ready);
     }
   }
+  ready_.resize(base);
 }
 
 void WorkloadDriver::inject(Operation& op, std::uint64_t ready_ps) {

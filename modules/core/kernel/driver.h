@@ -29,20 +29,25 @@ class DependencyGraph {
   std::uint32_t add_join() { return add_node(nullptr, 0); }
   void add_edge(std::uint32_t before, std::uint32_t after) { edges_.emplace_back(before, after); }
   std::uint32_t node_of(const Operation& op) const { return node_of_op_[op.index]; }
-  std::size_t size() const { return ops_.size(); }
+  std::size_t size() const { return nodes_.size(); }
 
  private:
   friend class WorkloadDriver;
   void finalize();  // compressed adjacency and waiting counts
 
-  std::vector<Operation*> ops_;
-  std::vector<std::uint64_t> earliest_ps_;
+  // What the driver touches for one node, in one place (large collectives
+  // release and complete millions of them, in scattered order).
+  struct Node {
+    Operation* op;  // nullptr for a join
+    std::uint64_t earliest_ps;
+    std::uint64_t released_ps = 0;      // the latest completion it waited for
+    std::uint32_t waiting = 0;          // predecessors not yet complete
+    std::uint32_t first_dependent = 0;  // into dependents_; the next node's ends its list
+  };
+  std::vector<Node> nodes_;  // after finalize, one more: the end of the last list
   std::vector<std::uint32_t> node_of_op_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges_;
-  std::vector<std::uint32_t> first_dependent_;  // CSR offsets, size() + 1
   std::vector<std::uint32_t> dependents_;
-  std::vector<std::uint32_t> waiting_;
-  std::vector<std::uint64_t> released_ps_;
 };
 
 class WorkloadDriver : public sc_core::sc_module {
@@ -66,7 +71,7 @@ class WorkloadDriver : public sc_core::sc_module {
 
   DependencyGraph graph_;
   PayloadPool& payloads_;
-  std::vector<std::uint32_t> ready_stack_;  // joins released but not yet propagated
+  std::vector<std::uint32_t> ready_;  // joins released but not yet propagated
   std::uint64_t completed_ = 0;
   std::uint64_t total_ = 0;
 };

@@ -1,6 +1,8 @@
 #include "core/kernel/element.h"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -25,11 +27,8 @@ Element::Element(sc_core::sc_module_name name, const ParamSet& params, std::uint
   // responses go straight to the initiator (stage_protocol.h).
   in.register_nb_transport_fw(this, &Element::nb_transport_fw);
   if (Waveforms* w = context_.waveforms()) {
-    for (std::uint32_t lane = 0; lane < lanes; ++lane)
-      busy_signal_.push_back(
-          w->add_signal(std::string(this->name()) + ".lane" + std::to_string(lane) + "_busy", 1));
     queue_signal_ = w->add_signal(std::string(this->name()) + ".queue_depth", 32);
-    // Power in milliwatts: idle from the start, active while a lane is busy.
+    // Power in milliwatts: idle from the start, active while a main lane is busy.
     const auto mw = [](const Rational& watts) {
       return static_cast<int>((watts * Rational(1000)).floor_u64());
     };
@@ -42,6 +41,61 @@ Element::Element(sc_core::sc_module_name name, const ParamSet& params, std::uint
       for (std::uint32_t s : power_signals_) w->add_initial(s, static_cast<std::uint32_t>(idle_mw));
     }
   }
+}
+
+void Element::set_neighbours(std::vector<const Element*> targets,
+                             std::vector<const Element*> senders) {
+  targets_ = std::move(targets);
+  senders_ = std::move(senders);
+  neighbours_known_ = true;
+}
+
+static std::optional<std::uint32_t> position(const std::vector<const Element*>& list,
+                                             const Element* e) {
+  if (e == nullptr) return std::nullopt;
+  for (std::uint32_t i = 0; i < list.size(); ++i)
+    if (list[i] == e) return i;
+  return std::nullopt;
+}
+
+std::optional<std::uint32_t> Element::target_port(const Element* e) const {
+  return position(targets_, e);
+}
+
+std::optional<std::uint32_t> Element::sender_port(const Element* e) const {
+  return position(senders_, e);
+}
+
+std::string Element::lane_name(std::uint32_t lane) const {
+  return fmt::format("lane {}", lane);
+}
+
+// Bindings are complete: lanes that follow the ports get their count, and the
+// waveforms their per-lane signals.
+void Element::end_of_elaboration() {
+  if (!neighbours_known_) targets_.assign(static_cast<std::size_t>(out.size()), nullptr);
+  const std::uint32_t lanes = lanes_after_binding();
+  if (lanes > 65536)
+    throw InputError(describe(fmt::format(
+        "{} lanes for its {} connections; at most 65536 are accepted (fewer queues or engines)",
+        lanes, targets_.size())));
+  if (lanes != lanes_.size()) {
+    lanes_.resize(lanes);
+    context_.set_component_lanes(index_, lanes);
+  }
+  if (Waveforms* w = context_.waveforms())
+    for (std::uint32_t lane = 0; lane < lanes; ++lane)
+      busy_signal_.push_back(
+          w->add_signal(std::string(this->name()) + ".lane" + std::to_string(lane) + "_busy", 1));
+  check_bindings();
+}
+
+StagePlan Element::plan(const Stage& stage) {
+  const std::uint64_t service = service_ps(stage);
+  if (const auto pin = pinned_lane(stage))
+    return StagePlan::simple(service, 0, LaneChoice::pin(*pin));
+  const LaneRange range = lane_range(stage);
+  return StagePlan::simple(service, 0, LaneChoice::among(range.first, range.count));
 }
 
 std::string Element::describe(const std::string& message) const {
@@ -70,44 +124,114 @@ tlm::tlm_sync_enum Element::nb_transport_fw(int, tlm::tlm_generic_payload& trans
   return tlm::TLM_ACCEPTED;
 }
 
+struct Element::Booked {
+  Booking main;
+  Booking feed;                 // valid when has_feed
+  std::uint64_t admitted_ps;    // when the stage could enter (back-pressure)
+  std::uint64_t main_ready_ps;  // when its data reached the main lane
+  std::uint64_t end_ps;         // the stage's result is available downstream
+  std::uint64_t next_ps;        // overlap: when its data starts reaching the next element
+  LaneChoice lanes;             // the main lane's group, resolved
+  LaneChoice feed_lanes;        // the feed lane's, when has_feed
+  bool has_feed;
+  bool feed_is_engine;
+};
+
+static std::uint64_t checked_add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t sum;
+  if (__builtin_add_overflow(a, b, &sum)) throw OverflowError();
+  return sum;
+}
+
+[[noreturn]] static void bad_lanes(const LaneChoice& c, std::uint32_t lanes) {
+  throw std::logic_error(
+      fmt::format("lanes {}..{} asked of {} lanes", c.first, c.first + c.count, lanes));
+}
+
+// `c` with count 0 read as every lane, checked against the element's lanes.
+static LaneChoice resolved(LaneChoice c, std::uint32_t lanes) {
+  if (c.count == 0) c.count = lanes;
+  if (c.count == 0 || c.first + c.count > lanes) bad_lanes(c, lanes);
+  return c;
+}
+
+// The booking rule (docs/concepts.md): the feed lane, if any, from max(ready,
+// its free time); the main lane from max(feed start + lead, its free time),
+// held for the occupancy; the result after the latency.
+inline __attribute__((always_inline)) void Element::book(const Stage& stage, const StagePlan& plan,
+                                                         std::uint64_t ready_ps, Booked& b) {
+  const std::uint32_t lanes = lanes_.size();
+  b.lanes = resolved(plan.lanes, lanes);
+  const LaneChoice& main = b.lanes;
+  const std::uint32_t main_lane =
+      main.pinned ? main.first : lanes_.earliest(main.first, main.count);
+  b.admitted_ps = main.pinned ? admission_ps(stage, main_lane, ready_ps, plan) : ready_ps;
+  b.has_feed = plan.feed != Feed::None;
+  if (!b.has_feed) {
+    b.main_ready_ps = b.admitted_ps;
+    b.main = lanes_.hold(main_lane, b.admitted_ps, plan.occupancy_ps);
+    b.end_ps = checked_add(b.main.end_ps, plan.latency_ps);
+    b.next_ps = checked_add(b.main.start_ps, plan.latency_ps);
+    return;
+  }
+  b.feed_lanes = resolved(plan.feed_lanes, lanes);
+  b.feed_is_engine = plan.feed == Feed::Engine;
+  const LaneChoice& feed = b.feed_lanes;
+  const std::uint32_t feed_lane =
+      feed.pinned ? feed.first : lanes_.earliest(feed.first, feed.count);
+  if (feed_lane == main_lane)
+    throw std::logic_error(fmt::format("lane {} asked as feed and main lane", main_lane));
+  const std::uint64_t feed_start = std::max(b.admitted_ps, lanes_.free_at(feed_lane));
+  b.main_ready_ps = checked_add(feed_start, plan.lead_ps);
+  b.main = lanes_.hold(main_lane, b.main_ready_ps, plan.occupancy_ps);
+  std::uint64_t feed_free = checked_add(feed_start, plan.feed_occupancy_ps);
+  std::uint64_t done = b.main.end_ps;
+  if (b.feed_is_engine) {
+    // The engine has its transfer in flight until the data has left the main lane.
+    feed_free = std::max(feed_free, b.main.end_ps);
+    done = feed_free;
+  }
+  b.feed = lanes_.hold(feed_lane, feed_start, feed_free - feed_start);
+  b.end_ps = checked_add(done, plan.latency_ps);
+  b.next_ps = checked_add(b.main.start_ps, plan.latency_ps);
+}
+
+// The calibrated time alone replaces the analytic one; the difference comes
+// out of (or goes into) the occupancy first, then the latency.
+void Element::calibrate(StagePlan& plan, const Operation& op) {
+  const std::uint64_t analytic = plan.alone_ps();
+  // Least-squares coefficients are binary floating point, evaluated the same way every run.
+  const double t = calibration_->a * static_cast<double>(analytic) + calibration_->b_s * 1e12;
+  if (t < 0 && !warned_negative_calibration_) {
+    warned_negative_calibration_ = true;
+    log(LogLevel::Warning,
+        fmt::format("the calibration for '{}' predicts {:.6g} ps for operation '{}' (analytic "
+                    "{} ps); negative predictions are served in 0 ps (reported once)",
+                    calibration_->target, t, op.name(), analytic));
+  }
+  if (!(t < 1.8e19)) throw OverflowError();
+  const std::uint64_t target = t <= 0 ? 0 : static_cast<std::uint64_t>(std::ceil(t));
+  if (target >= analytic) {
+    plan.occupancy_ps += target - analytic;
+    return;
+  }
+  std::uint64_t cut = analytic - target;
+  for (std::uint64_t* part :
+       {&plan.occupancy_ps, &plan.latency_ps, &plan.lead_ps, &plan.feed_occupancy_ps}) {
+    const std::uint64_t take = std::min(cut, *part);
+    *part -= take;
+    cut -= take;
+  }
+}
+
 void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready_ps) {
   if (context_.failed()) return;  // the run is stopping
-  std::optional<std::uint32_t> pin;
-  Booking b;
+  const Stage context{op, stage};
+  Booked b;
   try {
-    const Stage context{op, stage};
-    std::uint64_t service = service_ps(context);
-    if (calibration_) {
-      // Calibrated prediction; least-squares coefficients are binary floating
-      // point, evaluated the same way every run.
-      const double t = calibration_->a * static_cast<double>(service) + calibration_->b_s * 1e12;
-      if (t < 0 && !warned_negative_calibration_) {
-        warned_negative_calibration_ = true;
-        log(LogLevel::Warning,
-            fmt::format("the calibration for '{}' predicts {:.6g} ps for operation '{}' (analytic "
-                        "{} ps); negative predictions are served in 0 ps (reported once)",
-                        calibration_->target, t, op.name(), service));
-      }
-      service = t <= 0 ? 0 : static_cast<std::uint64_t>(std::ceil(t));
-    }
-    pin = pinned_lane(context);
-    if (pin) {
-      const std::uint64_t admitted = admission_ps(context, *pin, ready_ps, service);
-      if (admitted > ready_ps) {
-        stats_.held_ps += admitted - ready_ps;
-        ++stats_.held_stages;
-        if (logs(LogLevel::Info))
-          log(LogLevel::Info, fmt::format("'{}' held {} ps upstream until lane {} admits it "
-                                          "(back-pressure)",
-                                          op.name(), admitted - ready_ps, *pin));
-      }
-      b = lanes_.book_pinned(*pin, admitted, service);
-    } else {
-      const LaneRange range = lane_range(context);
-      b = range.count == lanes_.size()
-              ? lanes_.book(ready_ps, service)
-              : lanes_.book_among(range.first, range.count, ready_ps, service);
-    }
+    StagePlan p = plan(context);
+    if (calibration_) calibrate(p, op);
+    book(context, p, ready_ps, b);
   } catch (const InputError& e) {
     context_.fail_input(
         describe(fmt::format("cannot serve operation '{}': {}", op.name(), e.what())));
@@ -128,37 +252,76 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
     return;
   }
   if (b.end_ps > op.end_ps) op.end_ps = b.end_ps;
-  // Queue waits come from the trace at the end; without a trace the element keeps them.
-  if (context_.trace_enabled)
-    context_.trace().record(op.index, index_, stage, b.lane, ready_ps, b.start_ps, b.end_ps,
-                            pin.has_value(), calibration_.has_value());
-  else
-    stats_.waits_ps.push_back(b.start_ps - ready_ps);
+  const bool held = b.admitted_ps > ready_ps;
+  if (held) {
+    stats_.held_ps += b.admitted_ps - ready_ps;
+    ++stats_.held_stages;
+    if (logs(LogLevel::Info))
+      log(LogLevel::Info, fmt::format("'{}' held {} ps upstream until lane {} admits it "
+                                      "(back-pressure)",
+                                      op.name(), b.admitted_ps - ready_ps, b.main.lane));
+  }
+  if (context_.trace_enabled) {
+    TraceSink& trace = context_.trace();
+    const bool calibrated = calibration_.has_value();
+    const auto record = [&](const Booking& k, std::uint64_t ready, const LaneChoice& c,
+                            StageEvent::Part part) {
+      trace.record({ready, k.start_ps, k.end_ps, b.end_ps, op.index, index_,
+                    static_cast<std::uint16_t>(k.lane), static_cast<std::uint16_t>(c.first),
+                    static_cast<std::uint16_t>(c.first + c.count - 1),
+                    StageEvent::pack(stage, part, c.pinned, calibrated)});
+    };
+    if (b.has_feed && context_.record_feeds) {
+      record(b.feed, ready_ps, b.feed_lanes,
+             b.feed_is_engine ? StageEvent::kEngine : StageEvent::kIngress);
+      if (held) trace.record_admission(b.admitted_ps);
+      record(b.main, b.main_ready_ps, b.lanes, StageEvent::kMain);
+    } else if (b.has_feed) {
+      // No record for the feed lane (no trace file wants it): the main record
+      // is "ready" earlier by the stage's wait for it, so that start - ready
+      // is still the stage's whole queue wait (stats read it there).
+      record(b.main, b.main_ready_ps - (b.feed.start_ps - ready_ps), b.lanes, StageEvent::kMain);
+    } else {
+      record(b.main, ready_ps, b.lanes, StageEvent::kMain);
+      if (held) trace.record_admission(b.admitted_ps);
+    }
+  } else {
+    stats_.waits_ps.push_back(b.admitted_ps - ready_ps + (b.main.start_ps - b.main_ready_ps) +
+                              (b.has_feed ? b.feed.start_ps - b.admitted_ps : 0));
+  }
   ++stats_.stages;
+  stats_.main_busy_ps += b.main.end_ps - b.main.start_ps;
   if (logs(LogLevel::Debug))
     log(LogLevel::Debug,
-        fmt::format("booked '{}' stage {} on lane {}: ready {} ps, start {} ps, end {} ps",
-                    op.name(), stage, b.lane, ready_ps, b.start_ps, b.end_ps));
+        fmt::format("booked '{}' stage {} on lane {}: ready {} ps, start {} ps, free {} ps, "
+                    "end {} ps",
+                    op.name(), stage, b.main.lane, ready_ps, b.main.start_ps, b.main.end_ps,
+                    b.end_ps));
   if (Waveforms* w = context_.waveforms()) {
-    w->post(busy_signal_[b.lane], b.start_ps, +1);
-    w->post(busy_signal_[b.lane], b.end_ps, -1);
-    if (b.start_ps > ready_ps) {
-      w->post(queue_signal_, ready_ps, +1);
-      w->post(queue_signal_, b.start_ps, -1);
+    w->post(busy_signal_[b.main.lane], b.main.start_ps, +1);
+    w->post(busy_signal_[b.main.lane], b.main.end_ps, -1);
+    if (b.has_feed) {
+      w->post(busy_signal_[b.feed.lane], b.feed.start_ps, +1);
+      w->post(busy_signal_[b.feed.lane], b.feed.end_ps, -1);
     }
-    if (active_mw_ != 0 && b.end_ps > b.start_ps)
+    const std::uint64_t first_start = b.has_feed ? b.feed.start_ps : b.main.start_ps;
+    if (first_start > ready_ps) {
+      w->post(queue_signal_, ready_ps, +1);
+      w->post(queue_signal_, first_start, -1);
+    }
+    if (active_mw_ != 0 && b.main.end_ps > b.main.start_ps)
       for (std::uint32_t s : power_signals_) {
-        w->post(s, b.start_ps, active_mw_);
-        w->post(s, b.end_ps, -active_mw_);
+        w->post(s, b.main.start_ps, active_mw_);
+        w->post(s, b.main.end_ps, -active_mw_);
       }
   }
-  on_booked(op, b);
+  on_booked(context, b.main);
 
   const std::uint64_t now = now_ps();
   const Route& route = *op.route;
   if (stage + 1 < route.path.size()) {
     // Hand the operation on with the next stage's ready time as annotated delay.
-    const std::uint64_t next_ready = op.mode == StageMode::Serial ? b.end_ps : ready_ps;
+    const std::uint64_t next_ready = op.mode == StageMode::Serial ? b.end_ps : b.next_ps;
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
     sc_core::sc_time delay = ps_time(next_ready - now);
     out[static_cast<int>(route.out_port[stage])]->nb_transport_fw(*op.payload, phase, delay);

@@ -7,8 +7,8 @@
 // arrives as a tlm_generic_payload carrying an OperationExtension; the element
 // turns the operation's work dimensions into a service time and books it on
 // its lanes through the shared scheduler. Lanes, trace, stats and waveforms
-// come from here so no model re-implements them: a model only says how long its
-// work takes.
+// come from here so no model re-implements them: a model only says what its
+// work asks of its lanes.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,7 @@
 #include "core/kernel/lanes.h"
 #include "core/kernel/log.h"
 #include "core/kernel/operation.h"
+#include "core/kernel/stage_plan.h"
 #include "core/kernel/stage_protocol.h"
 
 namespace cnuas {
@@ -31,9 +32,10 @@ class RunContext;
 
 struct ElementStats {
   std::uint64_t stages = 0;
-  std::uint64_t held_ps = 0;  // time stages waited upstream for admission (back-pressure)
+  std::uint64_t main_busy_ps = 0;  // time stages held their main lane (what draws active power)
+  std::uint64_t held_ps = 0;       // time stages waited upstream for admission (back-pressure)
   std::uint64_t held_stages = 0;
-  std::vector<std::uint64_t> waits_ps;  // start - ready per stage, kept only when the trace is off
+  std::vector<std::uint64_t> waits_ps;  // per stage: its waits, kept only when the trace is off
 };
 
 class Element : public sc_core::sc_module {
@@ -61,21 +63,41 @@ class Element : public sc_core::sc_module {
   // Writes "cnuas: <level>: " + describe(message) to the run's log when logs(level).
   void log(LogLevel level, const std::string& message) const;
 
-  // Analytic service time for one stage of `op`, in picoseconds, rounded up.
+  // Analytic time of one stage of `op` alone on an idle element, in
+  // picoseconds, rounded up. A model that only gives this holds its lane for
+  // all of it (occupancy, no latency); calibration fits against it.
   virtual std::uint64_t service_ps(const Stage& stage) = 0;
+  // What the stage asks of the lanes. The default: service_ps as occupancy on
+  // the lane pinned_lane() gives, or the earliest of lane_range().
+  virtual StagePlan plan(const Stage& stage);
   // A lane fixed by the work (a bank by address); nullopt picks the earliest lane.
   virtual std::optional<std::uint32_t> pinned_lane(const Stage&) const { return std::nullopt; }
-  // The lanes a stage may use (a PCIe root keeps one group per direction); the
-  // earliest-lane rule applies within them. Default: all lanes.
+  // The lanes a stage may use; the earliest-lane rule applies within them. Default: all lanes.
   struct LaneRange {
     std::uint32_t first;
     std::uint32_t count;
   };
   virtual LaneRange lane_range(const Stage&) const { return {0, lanes_.size()}; }
+  // What lane `lane` is, for trace viewers ("port 2 wire"); default "lane N".
+  virtual std::string lane_name(std::uint32_t lane) const;
+
+  // The elements this one is connected to, known once the platform is bound
+  // (set_neighbours): where its `out` bindings lead, in binding order (a stage
+  // leaves by out_port(), an index into these), and the distinct elements that
+  // send to it, in connection order (a stage comes in by in_port(), an index
+  // into those). Without them (elements bound by hand), the targets are
+  // unnamed (null) and there are no senders.
+  const std::vector<const Element*>& targets() const { return targets_; }
+  const std::vector<const Element*>& senders() const { return senders_; }
+  // The out binding leading to `e`, if there is one.
+  std::optional<std::uint32_t> target_port(const Element* e) const;
+  std::optional<std::uint32_t> sender_port(const Element* e) const;
+  void set_neighbours(std::vector<const Element*> targets, std::vector<const Element*> senders);
+
   // When a pinned stage may enter the element (a full buffer holds it back);
   // the default admits it at its ready time. The wait is counted as held_ps.
   virtual std::uint64_t admission_ps(const Stage&, std::uint32_t /*lane*/, std::uint64_t ready_ps,
-                                     std::uint64_t /*service_ps*/) {
+                                     const StagePlan&) {
     return ready_ps;
   }
   // Whether the scheduler may book this element's stages before simulated time
@@ -88,11 +110,17 @@ class Element : public sc_core::sc_module {
                                                      std::uint64_t /*duration_ps*/) const {
     return std::nullopt;
   }
-  // Hook for models that want to see every booking (power, internal state).
-  virtual void on_booked(const Operation&, const Booking&) {}
+  // Whether stage_power_uw may answer for some stage (the power roll-up skips
+  // elements that draw nothing and count nothing themselves).
+  virtual bool counts_own_energy() const { return false; }
+  // Hook for models that want to see every booking (power, internal state):
+  // the main lane's booking.
+  virtual void on_booked(const Stage&, const Booking&) {}
 
-  // A validated calibration for this element's type and profile: its stages
-  // then take max(0, a * analytic + b) and are reported as calibrated predictions.
+  // A validated calibration for this element's type and profile: a stage's
+  // time alone then is max(0, a * analytic + b), the difference taken from its
+  // occupancy first, then its latency; such stages are reported as calibrated
+  // predictions.
   struct Calibration {
     double a;
     double b_s;
@@ -106,14 +134,28 @@ class Element : public sc_core::sc_module {
   void book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready_ps);
 
  protected:
+  // Elements whose lanes follow their connections say how many they need
+  // (called once the platform is bound, targets() and senders() known); the
+  // default keeps the count given to the constructor.
+  virtual std::uint32_t lanes_after_binding() const { return lanes_.size(); }
+  // Checks that need the bindings (a switch's port count), after lanes are sized.
+  virtual void check_bindings() {}
+
   ParamSet params_;
 
  private:
+  void end_of_elaboration() override;
+  struct Booked;  // what booking one stage did
+  void book(const Stage& stage, const StagePlan& plan, std::uint64_t ready_ps, Booked& booked);
+  void calibrate(StagePlan& plan, const Operation& op);
   tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
   void respond_to_initiator(Operation& op);
 
   LaneSet lanes_;
+  std::vector<const Element*> targets_;
+  std::vector<const Element*> senders_;
+  bool neighbours_known_ = false;
   std::optional<Calibration> calibration_;
   ElementStats stats_;
   RunContext& context_;

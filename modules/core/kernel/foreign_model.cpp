@@ -53,6 +53,9 @@ std::uint64_t ForeignModel::service_ps(const Stage& stage) {
 
 std::unique_ptr<Schema> foreign_model_schema(const std::string& type, const std::string& summary) {
   auto schema = std::make_unique<Schema>(type, summary + " (third-party TLM-2.0 model)");
+  schema->timing(
+      "A request takes the lane that frees first and holds it for the delay the model annotates "
+      "in b_transport (occupancy); no latency.");
   schema->integer("lanes", 1, "requests the model serves at once", 1, 4096);
   schema->needs({WorkDim::Bytes});
   return schema;

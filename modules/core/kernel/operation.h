@@ -22,10 +22,14 @@ enum class StageMode : std::uint8_t {
 // The elements an operation crosses and the socket bindings between them;
 // shared by every repetition of a workload entry.
 struct Route {
+  static constexpr std::uint32_t kNoPort = UINT32_MAX;
   std::vector<Element*> path;
   std::vector<std::uint32_t> out_port;  // out_port[k]: binding of path[k].out leading to path[k+1]
   // Binding of path[0].in the initiator is on: the response goes back through it.
   std::uint32_t initiator_port = 0;
+  // in_port[k]: where path[k-1] is among path[k]'s senders (Element::senders());
+  // kNoPort for k = 0 or when unknown. May be empty.
+  std::vector<std::uint32_t> in_port;
 };
 
 // What every repetition of a workload entry shares.
@@ -68,6 +72,10 @@ struct Stage {
   }
   // Binding of this element's `out` socket towards next(); only valid when next() exists.
   std::uint32_t out_port() const { return op.route->out_port[index]; }
+  // Where previous() is among this element's senders, or Route::kNoPort.
+  std::uint32_t in_port() const {
+    return index < op.route->in_port.size() ? op.route->in_port[index] : Route::kNoPort;
+  }
 };
 
 // Ties a stage-protocol transaction to its operation and the stage it is

@@ -1,5 +1,7 @@
 #include "core/kernel/platform_module.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/inputs/profile.h"
@@ -57,6 +59,18 @@ PlatformModule::PlatformModule(sc_core::sc_module_name name, const PlatformDesc&
     ++in_bindings_[to];
     elements_[from]->out.bind(elements_[to]->in);
   }
+  // Each element's neighbours: where its `out` bindings lead, in binding
+  // order, and who sends to it, in connection order.
+  std::vector<std::vector<const Element*>> targets(elements_.size()), senders(elements_.size());
+  for (std::size_t e = 0; e < elements_.size(); ++e)
+    for (const Port& p : ports_[e]) targets[e].push_back(p.target);
+  for (const Connection& c : desc.connections) {
+    std::vector<const Element*>& in = senders[by_name_.at(c.to)];
+    const Element* from = elements_[by_name_.at(c.from)];
+    if (std::find(in.begin(), in.end(), from) == in.end()) in.push_back(from);
+  }
+  for (std::size_t e = 0; e < elements_.size(); ++e)
+    elements_[e]->set_neighbours(std::move(targets[e]), std::move(senders[e]));
 }
 
 PlatformModule::~PlatformModule() {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/inputs/collectives.h"
 #include "core/kernel/log.h"
 #include "core/kernel/operation.h"
 #include "core/kernel/scheduler.h"
@@ -28,6 +29,18 @@
 namespace cnuas {
 
 class Element;
+
+// A collective of the workload; its transfers are the operations
+// [first_op, first_op + count).
+struct CollectiveRecord {
+  std::string name;
+  CollectiveKind kind;
+  std::uint32_t ranks;
+  std::uint32_t channels;
+  std::uint64_t bytes;  // buffer per rank (nccl-tests' size)
+  std::uint32_t first_op;
+  std::uint32_t count;
+};
 
 class RunContext {
  public:
@@ -49,6 +62,10 @@ class RunContext {
   const std::vector<Element*>& elements() const { return elements_; }
   const std::vector<std::string>& component_names() const { return component_names_; }
   const std::vector<std::uint32_t>& component_lanes() const { return component_lanes_; }
+  // An element that sized its lanes from its ports (end of elaboration) says so here.
+  void set_component_lanes(std::uint32_t component, std::uint32_t lanes) {
+    component_lanes_[component] = lanes;
+  }
 
   // Operations are stored contiguously (a deque keeps their addresses stable), so
   // that consecutive ones share cache lines.
@@ -73,9 +90,14 @@ class RunContext {
   // Per component: JSON members naming its calibration target and held-out
   // error, or "" while it reports analytic time.
   std::vector<std::string> calibration_members;
+  std::vector<CollectiveRecord> collectives;
 
   TraceHeader header;
   bool trace_enabled = true;
+  // Whether a stage's engine or ingress lane gets a trace record of its own
+  // (trace files need them; stats and power use the main records only, and
+  // without them a main record's ready time includes the feed's wait).
+  bool record_feeds = true;
   // The run's message level (elements whose `log` is "inherit" take it; set it
   // before they are built) and where messages go.
   LogLevel log_level = LogLevel::Warning;

@@ -52,6 +52,33 @@ void drop_untraced_stages(std::vector<std::uint64_t>& ordered, const TraceSink& 
                 ordered.end());
 }
 
+std::uint64_t TraceSink::admitted_ps(std::size_t seq) const {
+  const auto it = std::lower_bound(
+      admissions_.begin(), admissions_.end(), seq,
+      [](const std::pair<std::uint64_t, std::uint64_t>& a, std::size_t s) { return a.first < s; });
+  return it != admissions_.end() && it->first == seq ? it->second : (*this)[seq].ready_ps;
+}
+
+static const char* part_name(StageEvent::Part part) {
+  return part == StageEvent::kEngine ? "engine" : "ingress";
+}
+
+// The members every stage record shares after its times: which part of the
+// stage it is, the lanes it chose among, a back-pressure admission.
+static void append_choice(fmt::memory_buffer& buf, const TraceSink& sink, std::uint64_t seq,
+                          const StageEvent& e) {
+  if (e.part() != StageEvent::kMain)
+    fmt::format_to(std::back_inserter(buf), ",\"part\":\"{}\"", part_name(e.part()));
+  if (e.pinned())
+    fmt::format_to(std::back_inserter(buf), ",\"pinned\":true");
+  else
+    fmt::format_to(std::back_inserter(buf), ",\"among\":[{},{}]", e.first,
+                   static_cast<std::uint32_t>(e.last) - e.first + 1);
+  const std::uint64_t admitted = sink.admitted_ps(seq);
+  if (admitted != e.ready_ps)
+    fmt::format_to(std::back_inserter(buf), ",\"admitted_ps\":{}", admitted);
+}
+
 std::string ps_to_us_text(std::uint64_t ps) {
   return fmt::format("{}.{:06}", ps / 1000000, ps % 1000000);
 }
@@ -71,7 +98,7 @@ static void append_dims(fmt::memory_buffer& buf, const WorkDims& dims) {
 void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const TraceSink& sink,
                        const std::vector<std::uint64_t>& ordered, const TraceNames& names) {
   out << fmt::format(
-      "{{\"format\":\"cnuas-trace\",\"version\":1,\"platform\":\"{}\",\"workload\":\"{}\","
+      "{{\"format\":\"cnuas-trace\",\"version\":2,\"platform\":\"{}\",\"workload\":\"{}\","
       "\"time_unit\":\"ps\",\"class\":\"{}\",\"events\":{}}}\n",
       header.platform, header.workload, header.evidence_class, ordered.size());
   fmt::memory_buffer buf;
@@ -88,16 +115,17 @@ void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const Trace
     const Operation& op = *(*names.operations)[e.op];
     fmt::format_to(std::back_inserter(buf),
                    "{{\"t_ps\":{},\"seq\":{},\"op\":\"{}\",\"stage\":{},\"component\":\"{}\","
-                   "\"lane\":{},\"ready_ps\":{},\"start_ps\":{},\"end_ps\":{},\"dims\":",
-                   e.start_ps, seq, op.name(), e.stage, (*names.components)[e.component], e.lane,
-                   e.ready_ps, e.start_ps, e.end_ps);
+                   "\"lane\":{},\"ready_ps\":{},\"start_ps\":{},\"free_ps\":{},\"end_ps\":{}",
+                   e.start_ps, seq, op.name(), e.stage(), (*names.components)[e.component], e.lane,
+                   e.ready_ps, e.start_ps, e.free_ps, e.end_ps);
+    append_choice(buf, sink, seq, e);
+    fmt::format_to(std::back_inserter(buf), ",\"dims\":");
     append_dims(buf, *op.dims);
-    if (e.calibrated)
-      fmt::format_to(std::back_inserter(buf), "{},\"class\":\"calibrated\",{}}}\n",
-                     e.pinned ? ",\"pinned\":true" : "", (*names.calibration_members)[e.component]);
+    if (e.calibrated())
+      fmt::format_to(std::back_inserter(buf), ",\"class\":\"calibrated\",{}}}\n",
+                     (*names.calibration_members)[e.component]);
     else
-      fmt::format_to(std::back_inserter(buf), "{},\"class\":\"analytic\"}}\n",
-                     e.pinned ? ",\"pinned\":true" : "");
+      fmt::format_to(std::back_inserter(buf), ",\"class\":\"analytic\"}}\n");
     if (buf.size() > (1 << 20)) {
       out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
       buf.clear();
@@ -126,8 +154,8 @@ void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const Tr
     for (std::uint32_t lane = 0; lane < (*names.component_lanes)[c]; ++lane) {
       sep();
       put("{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":"
-          "\"lane {}\"}}}}\n",
-          c + 1, lane, lane);
+          "\"{}\"}}}}\n",
+          c + 1, lane, names.lane_name ? names.lane_name(c, lane) : fmt::format("lane {}", lane));
     }
   }
   for (std::uint64_t seq : ordered) {
@@ -142,12 +170,16 @@ void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const Tr
     }
     const StageEvent& e = sink[seq];
     const Operation& op = *(*names.operations)[e.op];
+    // A slice is the time the stage holds the lane; its end (free + latency) is an argument.
     put("{{\"ph\":\"X\",\"cat\":\"stage\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{"
         "},"
-        "\"args\":{{\"seq\":{},\"stage\":{},\"ready_ps\":{},\"start_ps\":{},\"end_ps\":{}{}}}}}\n",
+        "\"args\":{{\"seq\":{},\"stage\":{},\"ready_ps\":{},\"start_ps\":{},\"free_ps\":{},"
+        "\"end_ps\":{}",
         op.name(), e.component + 1, e.lane, ps_to_us_text(e.start_ps),
-        ps_to_us_text(e.end_ps - e.start_ps), seq, e.stage, e.ready_ps, e.start_ps, e.end_ps,
-        e.pinned ? ",\"pinned\":true" : "");
+        ps_to_us_text(e.free_ps - e.start_ps), seq, e.stage(), e.ready_ps, e.start_ps, e.free_ps,
+        e.end_ps);
+    append_choice(buf, sink, seq, e);
+    put("}}}}\n");
     if (buf.size() > (1 << 20)) {
       out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
       buf.clear();

@@ -6,26 +6,50 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cnuas {
 
 struct Operation;
 
-// 40 bytes; the booking sequence number is the event's position in the sink.
+// 48 bytes; the booking sequence number is the event's position in the sink.
+// One event per lane a stage holds: a stage on an element with engines (a NIC
+// queue, a DMA engine) or an ingress port adds one for that lane, booked just
+// before the stage's main lane (part Engine or Ingress).
 struct StageEvent {
+  enum Part : std::uint8_t { kMain = 0, kEngine = 1, kIngress = 2 };
+  // The stage index takes the low 12 bits of `stage_flags` (routes are at most
+  // kMaxStages long); part, pinned and calibrated the top 4.
+  static constexpr std::uint32_t kMaxStages = 4096;
+  static constexpr std::uint16_t kPinned = 1u << 14, kCalibrated = 1u << 15;
+  static constexpr unsigned kPartShift = 12;
+
   std::uint64_t ready_ps;
   std::uint64_t start_ps;
-  std::uint64_t end_ps;
+  std::uint64_t free_ps;    // the lane serves others from here: start + occupancy
+  std::uint64_t end_ps;     // the stage's result is available downstream
   std::uint32_t op;         // index into the run's operations
   std::uint32_t component;  // index into the run's components
-  std::uint32_t stage;
   std::uint16_t lane;
-  bool pinned;
-  bool calibrated;  // a calibrated prediction rather than analytic time
+  // The lanes the earliest-lane rule chose among, first..last (a pinned lane: itself).
+  std::uint16_t first;
+  std::uint16_t last;
+  std::uint16_t stage_flags;
+
+  static std::uint16_t pack(std::uint32_t stage, Part part, bool pinned, bool calibrated) {
+    return static_cast<std::uint16_t>(stage | (static_cast<unsigned>(part) << kPartShift) |
+                                      (pinned ? kPinned : 0) | (calibrated ? kCalibrated : 0));
+  }
+  std::uint32_t stage() const { return stage_flags & (kMaxStages - 1); }
+  Part part() const { return static_cast<Part>((stage_flags >> kPartShift) & 3); }
+  bool pinned() const { return (stage_flags & kPinned) != 0; }
+  bool calibrated() const { return (stage_flags & kCalibrated) != 0; }  // a calibrated prediction
 };
+static_assert(sizeof(StageEvent) == 48, "trace records stay compact");
 
 struct TraceHeader {
   std::string platform;
@@ -42,15 +66,18 @@ class TraceSink {
   TraceSink& operator=(const TraceSink&) = delete;
   ~TraceSink();
 
-  void record(std::uint32_t op, std::uint32_t component, std::uint32_t stage, std::uint32_t lane,
-              std::uint64_t ready_ps, std::uint64_t start_ps, std::uint64_t end_ps, bool pinned,
-              bool calibrated = false) {
+  void record(const StageEvent& event) {
     if (fill_ == kChunkEvents) add_chunk();
-    chunks_.back()[fill_++] = {
-        ready_ps, start_ps,  end_ps, op, component, stage, static_cast<std::uint16_t>(lane),
-        pinned,   calibrated};
+    chunks_.back()[fill_++] = event;
     ++size_;
   }
+  // A stage that waited upstream for admission (back-pressure): its first lane
+  // was booked from `admitted_ps`, not from its ready time. Call right after record().
+  void record_admission(std::uint64_t admitted_ps) {
+    admissions_.emplace_back(size_ - 1, admitted_ps);
+  }
+  // The admission time of event `seq`, or its ready time when it was not held.
+  std::uint64_t admitted_ps(std::size_t seq) const;
   std::size_t size() const { return size_; }
 
   // A point event (a power alarm, a battery takeover) for the same ordered
@@ -80,6 +107,7 @@ class TraceSink {
   void add_chunk();
   std::vector<StageEvent*> chunks_;
   std::vector<Instant> instants_;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> admissions_;  // (seq, admitted), by seq
   std::size_t fill_ = kChunkEvents;
   std::size_t size_ = 0;
 };
@@ -92,6 +120,8 @@ struct TraceNames {
   // Per component, for calibrated ones: the JSON members naming the target and
   // its held-out error (empty for analytic components).
   const std::vector<std::string>* calibration_members = nullptr;
+  // What a component's lane is ("port 2 wire"); "lane N" when not given.
+  std::function<std::string(std::uint32_t component, std::uint32_t lane)> lane_name;
 };
 
 // Removes from `ordered` the stages of components whose `traced` entry is

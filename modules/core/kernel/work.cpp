@@ -18,6 +18,9 @@ const std::vector<WorkDimInfo>& work_dim_table() {
       {WorkDim::DeviceEnergy, "device_energy", Dimension::Energy,
        "dynamic energy a detailed GPU model counted for a kernel (\"3 mJ\"; pJ when bare): the "
        "element draws it instead of active_power"},
+      {WorkDim::ReduceBytes, "reduce_bytes", Dimension::Data,
+       "bytes the operation's last element combines with its own copy on arrival (a "
+       "collective's reduction): a GPU reads both once more from its memory"},
   };
   return table;
 }

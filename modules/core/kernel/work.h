@@ -26,6 +26,7 @@ enum class WorkDim : std::uint8_t {
   WarpInstructions,
   DeviceTime,
   DeviceEnergy,
+  ReduceBytes,
   kCount
 };
 

@@ -1,6 +1,7 @@
 #include "core/outputs/power.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -40,32 +41,42 @@ class ShelfPlayer {
     rated_uw_ = rating_uw_ * (model.supplies() - model.redundancy());
   }
 
-  // Advances to `t` with the load constant at `load` since the last call.
+  // Advances to `t` with the load constant at `load` since the last call; the
+  // battery never empties strictly inside that span (depletion_at is a change point).
   void advance(std::uint64_t t, std::int64_t load) {
     if (battery_active_ && t > now_) {
-      const std::int64_t deficit = load - capacity();
-      const Rational needed = energy(deficit, t - now_);
-      if (battery_ < needed) {
-        // Empty before t: the exact moment, rounded up to the picosecond.
-        const std::uint64_t empty_at = now_ + (battery_ / watts(deficit) * kPsPerSecond).ceil_u64();
-        battery_ = Rational(0);
+      const Rational needed = energy(load - capacity(), t - now_);
+      battery_ = battery_ < needed ? Rational(0) : battery_ - needed;
+      if (battery_.is_zero()) {
         battery_active_ = false;
-        emit(empty_at, "battery_depleted", load);
-        emit(empty_at, "power_loss", load);
+        emit(t, "battery_depleted", load);
+        emit(t, "power_loss", load);
         lost_ = true;
-      } else {
-        battery_ = battery_ - needed;
       }
     }
     now_ = t;
   }
+
+  // When the battery, carrying the deficit of `load`, is empty (rounded up to
+  // the picosecond); nullopt when it is not carrying anything.
+  std::optional<std::uint64_t> depletion_at(std::int64_t load) const {
+    if (!battery_active_) return std::nullopt;
+    const std::int64_t deficit = load - capacity();
+    if (deficit <= 0) return std::nullopt;
+    const Rational ps = battery_ / watts(deficit) * kPsPerSecond;
+    if (Rational(UINT64_MAX - now_) < ps) return std::nullopt;
+    return now_ + ps.ceil_u64();
+  }
+  // After a power loss the rack gets nothing until power returns.
+  bool lost() const { return lost_; }
 
   // Re-evaluates alarms and the battery after the load or the supplies changed at `t`.
   void evaluate(std::uint64_t t, std::int64_t load) {
     const bool over = load > rated_uw_;
     if (over != alarm_) {
       alarm_ = over;
-      emit(t, over ? "over_capacity" : "over_capacity_cleared", load);
+      // These report the rated capacity (supplies less redundancy), the one exceeded.
+      emit(t, over ? "over_capacity" : "over_capacity_cleared", load, rated_uw_);
     }
     const bool shortfall = load > capacity();
     if (shortfall && !battery_active_ && !pending_ && !lost_) {
@@ -77,7 +88,10 @@ class ShelfPlayer {
       if (battery_active_) emit(t, "battery_released", load);
       battery_active_ = pending_ = false;
     }
-    if (!shortfall) lost_ = false;
+    if (!shortfall && lost_) {
+      lost_ = false;
+      emit(t, "power_restored", load);
+    }
   }
 
   // The pending battery takeover, if one falls due before `limit`.
@@ -112,8 +126,8 @@ class ShelfPlayer {
 
  private:
   std::int64_t capacity() const { return rating_uw_ * working_; }
-  void emit(std::uint64_t t, const char* kind, std::int64_t load) {
-    out_.push_back({t, kind, &shelf_, load, capacity(), battery_});
+  void emit(std::uint64_t t, const char* kind, std::int64_t load, std::int64_t capacity_uw = -1) {
+    out_.push_back({t, kind, &shelf_, load, capacity_uw < 0 ? capacity() : capacity_uw, battery_});
   }
   void emit(std::uint64_t t, const std::string& kind, std::int64_t load) {
     emit(t, kind.c_str(), load);
@@ -142,16 +156,13 @@ PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEve
                           std::uint64_t makespan, std::uint32_t series_bins) {
   PowerReport report;
   std::map<std::string, RackPower> racks;
-  std::map<std::string, std::vector<Change>> changes;
   std::vector<std::int64_t> active_uw(context.elements().size());
-  std::vector<const std::string*> rack_of(context.elements().size());
   for (const Element* e : context.elements()) {
     const std::string& rack = e->params().text("rack");
     RackPower& r = racks[rack];
     r.rack = rack;
     r.idle_uw += to_microwatts(e->params().quantity("idle_power"));
     active_uw[e->index()] = to_microwatts(e->params().quantity("active_power"));
-    rack_of[e->index()] = &racks.find(rack)->first;
     if (dynamic_cast<const PowerSupplyModel*>(e) != nullptr) {
       if (r.shelf != nullptr)
         throw InputError(fmt::format("rack '{}' has two power shelves: {} and {}", rack,
@@ -159,27 +170,41 @@ PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEve
       r.shelf = e;
     }
   }
-  const TraceSink& trace = context.trace();
-  std::map<std::uint32_t, std::vector<std::uint64_t>>
-      shelf_reads;  // by shelf element: when reads completed
+  // Racks by number, in name order; per component its rack and whether its
+  // stages matter here (they draw power, or they are reads at a shelf).
+  std::map<std::string, std::uint32_t> rack_number;
   for (const auto& [name, r] : racks)
-    if (r.shelf != nullptr) shelf_reads[r.shelf->index()];
-  for (std::size_t i = 0; i < trace.size(); ++i) {
+    rack_number.emplace(name, static_cast<std::uint32_t>(rack_number.size()));
+  std::vector<std::uint32_t> rack_of(context.elements().size());
+  std::vector<char> shelf(context.elements().size(), 0), wanted(context.elements().size(), 0);
+  bool any = false;
+  for (const Element* e : context.elements()) {
+    rack_of[e->index()] = rack_number.at(e->params().text("rack"));
+    shelf[e->index()] = racks.at(e->params().text("rack")).shelf == e;
+    wanted[e->index()] = shelf[e->index()] || active_uw[e->index()] != 0 || e->counts_own_energy();
+    any = any || wanted[e->index()];
+  }
+  const TraceSink& trace = context.trace();
+  std::vector<std::vector<Change>> changes(racks.size());
+  std::vector<std::vector<std::uint64_t>> shelf_reads(racks.size());  // when reads completed
+  // Active power is drawn while a stage holds its main lane (engines and
+  // ingress ports add none).
+  for (std::size_t i = 0; any && i < trace.size(); ++i) {
     const StageEvent& s = trace[i];
-    if (auto it = shelf_reads.find(s.component); it != shelf_reads.end())
-      it->second.push_back(s.end_ps);
+    if (!wanted[s.component] || s.part() != StageEvent::kMain) continue;
+    if (shelf[s.component]) shelf_reads[rack_of[s.component]].push_back(s.end_ps);
     std::int64_t a = active_uw[s.component];
-    if (s.end_ps == s.start_ps) continue;
+    if (s.free_ps == s.start_ps) continue;
     if (const auto own = context.elements()[s.component]->stage_power_uw(
-            *context.operations()[s.op], s.end_ps - s.start_ps))
+            *context.operations()[s.op], s.free_ps - s.start_ps))
       a = *own;
     if (a == 0) continue;
-    auto& c = changes[*rack_of[s.component]];
+    auto& c = changes[rack_of[s.component]];
     c.push_back({s.start_ps, a});
-    c.push_back({s.end_ps, -a});
+    c.push_back({s.free_ps, -a});
   }
   for (auto& [name, rack] : racks) {
-    auto& c = changes[name];
+    auto& c = changes[rack_number.at(name)];
     std::stable_sort(c.begin(), c.end(),
                      [](const Change& x, const Change& y) { return x.at_ps < y.at_ps; });
     std::vector<const SupplyEvent*> supply;
@@ -200,9 +225,9 @@ PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEve
     u128 energy_uw_ps = 0;
     const std::uint64_t bins = makespan == 0 ? 0 : std::min<std::uint64_t>(series_bins, makespan);
     std::vector<u128> bin_energy(bins, 0);
-    auto accumulate = [&](std::uint64_t from, std::uint64_t to) {
+    auto accumulate = [&](std::uint64_t from, std::uint64_t to, std::int64_t power) {
       if (to <= from) return;
-      energy_uw_ps += static_cast<u128>(load) * (to - from);
+      energy_uw_ps += static_cast<u128>(power) * (to - from);
       for (std::uint64_t b = from * bins / makespan; b < bins; ++b) {
         const std::uint64_t b_from = makespan * b / bins, b_to = makespan * (b + 1) / bins;
         const std::uint64_t lo = std::max(from, b_from), hi = std::min(to, b_to);
@@ -210,9 +235,11 @@ PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEve
           if (b_from >= to) break;
           continue;
         }
-        bin_energy[b] += static_cast<u128>(load) * (hi - lo);
+        bin_energy[b] += static_cast<u128>(power) * (hi - lo);
       }
     };
+    // What the rack gets: its load, or nothing while power is lost.
+    const auto delivered = [&] { return player && player->lost() ? 0 : load; };
     if (player) player->evaluate(0, load);
     while (true) {
       std::uint64_t next = UINT64_MAX;
@@ -220,13 +247,16 @@ PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEve
       if (si < supply.size()) next = std::min(next, supply[si]->at_ps);
       if (player && player->takeover_due_before(next == UINT64_MAX ? UINT64_MAX : next + 1))
         next = std::min(next, player->takeover_at());
+      // The battery emptying is a change too, even after the last scheduled event.
+      if (player)
+        if (const auto empty = player->depletion_at(load)) next = std::min(next, *empty);
       if (next == UINT64_MAX) break;
-      accumulate(std::min(t, makespan), std::min(next, makespan));
+      accumulate(std::min(t, makespan), std::min(next, makespan), delivered());
       if (player) player->advance(next, load);
       t = next;
       while (ci < c.size() && c[ci].at_ps == t) load += c[ci++].delta_uw;
-      if (load > rack.peak_uw) {
-        rack.peak_uw = load;
+      if (delivered() > rack.peak_uw) {
+        rack.peak_uw = delivered();
         rack.peak_at_ps = t;
       }
       if (player) {
@@ -236,8 +266,7 @@ PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEve
         player->evaluate(t, load);
       }
     }
-    accumulate(std::min(t, makespan), makespan);
-    if (player) player->advance(std::max(t, makespan), load);
+    accumulate(std::min(t, makespan), makespan, delivered());
     rack.energy_j = Rational(energy_uw_ps, 1) / kMicro / kPsPerSecond;
     rack.input_energy_j = model != nullptr ? rack.energy_j / model->efficiency() : rack.energy_j;
     report.platform_energy_j = report.platform_energy_j + rack.energy_j;
@@ -247,7 +276,7 @@ PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEve
     }
     if (rack.shelf != nullptr) {
       // Telemetry: what each read at the shelf saw when it completed.
-      std::vector<std::uint64_t>& reads = shelf_reads[rack.shelf->index()];
+      std::vector<std::uint64_t>& reads = shelf_reads[rack_number.at(name)];
       std::sort(reads.begin(), reads.end());
       std::int64_t seen = rack.idle_uw;
       std::size_t k = 0;

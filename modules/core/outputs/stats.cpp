@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/kernel/element.h"
+#include "core/kernel/run_context.h"
 
 namespace cnuas {
 
@@ -35,26 +36,13 @@ std::uint64_t makespan_ps(const RunContext& context) {
   return end;
 }
 
-std::vector<std::vector<std::uint64_t>> queue_waits(const RunContext& context) {
-  std::vector<std::vector<std::uint64_t>> waits(context.elements().size());
-  if (!context.trace_enabled) {
-    for (const Element* e : context.elements()) waits[e->index()] = e->stats().waits_ps;
-    return waits;
-  }
-  const TraceSink& trace = context.trace();
-  for (std::size_t i = 0; i < trace.size(); ++i)
-    waits[trace[i].component].push_back(trace[i].start_ps - trace[i].ready_ps);
-  return waits;
-}
-
 // Energy over the run: idle power for the whole makespan plus active power for
-// every busy lane-picosecond. Exact, in joules.
+// every picosecond a stage held its main lane (engines and ingress ports add
+// none). Exact, in joules.
 Rational element_energy_j(const Element& e, std::uint64_t makespan) {
-  std::uint64_t busy = 0;
-  for (std::uint32_t l = 0; l < e.lanes().size(); ++l) busy += e.lanes().busy_ps(l);
   const Rational seconds_per_ps(1, 1'000'000'000'000ULL);
   return (e.params().quantity("idle_power") * Rational(makespan) +
-          e.params().quantity("active_power") * Rational(busy)) *
+          e.params().quantity("active_power") * Rational(e.stats().main_busy_ps)) *
          seconds_per_ps;
 }
 
@@ -101,15 +89,41 @@ static nlohmann::ordered_json power_json(const PowerReport& power, std::uint64_t
           {"events", events}};
 }
 
+// Per element (by index), the queue wait of every stage it booked: over the
+// lanes it took (an engine's or ingress record comes just before its main one).
+static std::vector<std::vector<std::uint64_t>> queue_waits(const RunContext& context) {
+  std::vector<std::vector<std::uint64_t>> waits(context.elements().size());
+  if (!context.trace_enabled) {
+    for (const Element* e : context.elements()) waits[e->index()] = e->stats().waits_ps;
+    return waits;
+  }
+  const TraceSink& trace = context.trace();
+  std::uint64_t feed_wait = 0;
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const StageEvent& e = trace[i];
+    if (e.part() != StageEvent::kMain) {
+      feed_wait = e.start_ps - e.ready_ps;
+      continue;
+    }
+    waits[e.component].push_back(feed_wait + e.start_ps - e.ready_ps);
+    feed_wait = 0;
+  }
+  return waits;
+}
+
 void write_stats_json(std::ostream& out, const RunContext& context, const PowerReport* power) {
   using Json = nlohmann::ordered_json;
   const std::uint64_t makespan = makespan_ps(context);
-  // Ratios are exact rationals rounded to 6 decimals for the report.
+  // Ratios are exact, cut to 6 decimals for the report: the double nearest to
+  // floor(part x 10^6 / whole) / 10^6, in integers (what parsing those 6
+  // decimals gives; elements of large platforms have many lanes).
   auto ratio = [&](std::uint64_t part, std::uint64_t whole) {
-    return whole == 0 ? 0.0 : std::stod((Rational(part) / Rational(whole)).to_decimal(6));
+    if (whole == 0) return 0.0;
+    const u128 millionths = static_cast<u128>(part) * 1'000'000u / whole;
+    return static_cast<double>(millionths) / 1e6;
   };
   auto decimal = [](const Rational& r, int digits) { return std::stod(r.to_decimal(digits)); };
-  const std::vector<std::vector<std::uint64_t>> waits = queue_waits(context);
+  std::vector<std::vector<std::uint64_t>> waits = queue_waits(context);
   // Large maps are streamed entry by entry: one line per element and operation.
   fmt::memory_buffer elements;
   std::uint64_t stages = 0;
@@ -117,15 +131,18 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
   for (const Element* e : context.elements()) {
     const LaneSet& lanes = e->lanes();
     std::uint64_t busy = 0;
-    Json lane_list = Json::array();
+    // The lanes, written as nlohmann would but without a JSON object each
+    // (large platforms have hundreds of thousands of lanes).
+    fmt::memory_buffer lane_list;
     for (std::uint32_t l = 0; l < lanes.size(); ++l) {
       busy += lanes.busy_ps(l);
-      lane_list.push_back({{"lane", l},
-                           {"busy_ps", lanes.busy_ps(l)},
-                           {"utilization", ratio(lanes.busy_ps(l), makespan)}});
+      const double u = ratio(lanes.busy_ps(l), makespan);
+      fmt::format_to(std::back_inserter(lane_list),
+                     "{}{{\"lane\":{},\"busy_ps\":{},\"utilization\":{}}}", l == 0 ? "" : ",", l,
+                     lanes.busy_ps(l), u == 0 ? "0.0" : Json(u).dump());
     }
     stages += e->stats().stages;
-    const WaitSummary w = summarize_waits(waits[e->index()]);
+    const WaitSummary w = summarize_waits(std::move(waits[e->index()]));
     const Rational energy = element_energy_j(*e, makespan);
     total_energy = total_energy + energy;
     Json evidence = {{"class", "analytic"}};
@@ -143,10 +160,12 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
          {{"mean", decimal(w.mean, 3)}, {"p50", w.p50}, {"p99", w.p99}, {"max", w.max}}},
         {"held_ps", e->stats().held_ps},
         {"held_stages", e->stats().held_stages},
-        {"energy_j", decimal(energy, 9)},
-        {"lanes", lane_list}};
-    fmt::format_to(std::back_inserter(elements), "{}\n    {}: {}", elements.size() ? "," : "",
-                   Json(e->name()).dump(), entry.dump());
+        {"energy_j", decimal(energy, 9)}};
+    std::string text = entry.dump();
+    text.pop_back();  // reopen the object for its lanes
+    fmt::format_to(std::back_inserter(elements), "{}\n    {}: {},\"lanes\":[{}]}}",
+                   elements.size() ? "," : "", Json(e->name()).dump(), text,
+                   std::string_view(lane_list.data(), lane_list.size()));
   }
   // Per workload entry always; per operation instance up to a size a reader can use.
   std::map<std::string, std::vector<std::uint64_t>> latencies;
@@ -170,6 +189,32 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
           "{}\n    {}: {{\"ready_ps\": {}, \"end_ps\": {}, \"latency_ps\": {}, \"stages\": {}}}",
           operations.size() ? "," : "", Json(op->name()).dump(), op->ready_ps, op->end_ps,
           op->end_ps - op->ready_ps, op->route ? op->route->path.size() : 0);
+  // Per collective, nccl-tests' figures: algbw = bytes / time, busbw = algbw x
+  // the collective's bus factor (2(n-1)/n for an allreduce), in GB/s of 1e9 B.
+  Json collectives = Json::object();
+  for (const CollectiveRecord& c : context.collectives) {
+    std::uint64_t start = UINT64_MAX, end = 0;
+    for (std::uint32_t i = c.first_op; i < c.first_op + c.count; ++i) {
+      start = std::min(start, context.operations()[i]->ready_ps);
+      end = std::max(end, context.operations()[i]->end_ps);
+    }
+    const std::uint64_t time = end - start;
+    const BusFactor factor = bus_bandwidth_factor(c.kind, c.ranks);
+    const Rational algbw =
+        time == 0 ? Rational(0) : Rational(c.bytes) * Rational(1000) / Rational(time);
+    collectives[c.name] = {
+        {"collective", collective_name(c.kind)},
+        {"ranks", c.ranks},
+        {"channels", c.channels},
+        {"bytes", c.bytes},
+        {"transfers", c.count},
+        {"start_ps", start},
+        {"end_ps", end},
+        {"time_ps", time},
+        {"algbw_GBps", decimal(algbw, 3)},
+        {"busbw_GBps",
+         decimal(algbw * Rational(factor.numerator) / Rational(factor.denominator), 3)}};
+  }
   const Json head = {
       {"format", "cnuas-stats"},
       {"version", 1},
@@ -190,6 +235,7 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
   out << text;
   out << ",\n  \"elements\": {" << std::string_view(elements.data(), elements.size()) << "\n  }";
   out << ",\n  \"operation_groups\": " << groups.dump();
+  if (!collectives.empty()) out << ",\n  \"collectives\": " << collectives.dump();
   out << ",\n  \"operations_listed\": " << (list_operations ? "true" : "false");
   out << ",\n  \"operations\": {" << std::string_view(operations.data(), operations.size())
       << "\n  }";

@@ -21,9 +21,6 @@ struct WaitSummary {
 // Nearest-rank percentiles over a copy of `waits`.
 WaitSummary summarize_waits(std::vector<std::uint64_t> waits);
 
-// Per element (by index), the queue wait of every stage it booked.
-std::vector<std::vector<std::uint64_t>> queue_waits(const RunContext& context);
-
 // The end of the last stage of the run (0 when nothing ran).
 std::uint64_t makespan_ps(const RunContext& context);
 
