@@ -53,6 +53,7 @@ void WorkloadDriver::release(std::uint32_t node) {
   const DependencyGraph::Node& n = graph_.nodes_[node];
   const std::uint64_t ready = std::max(n.earliest_ps, n.released_ps);
   if (n.op != nullptr) {
+    look_ahead(node);
     inject(*n.op, ready);
   } else {
     complete(node, ready);  // a join completes as soon as everything before it has
@@ -79,12 +80,43 @@ void WorkloadDriver::complete(std::uint32_t node, std::uint64_t done_ps) {
     const DependencyGraph::Node& n = graph_.nodes_[next];
     const std::uint64_t ready = std::max(n.earliest_ps, n.released_ps);
     if (n.op != nullptr) {
+      look_ahead(next);
       inject(*n.op, ready);
     } else {
       finish(next, ready);
     }
   }
   ready_.resize(base);
+}
+
+// Large collectives complete their operations in a scattered order, so the
+// node, dependents list and operation a completion releases are cold: each a
+// cache miss, one after the other. Each injection advances a three-step
+// pipeline so that they load while other stages book: this node's dependents
+// list now, their nodes kLag injections later, their operations kLag after
+// that (long before the injected operation completes). Prefetches change no
+// result.
+void WorkloadDriver::look_ahead(std::uint32_t node) {
+  Ahead& a = ahead_[ahead_slot_];
+  ahead_slot_ = (ahead_slot_ + 1) % kLag;
+  const auto& nodes = graph_.nodes_;
+  for (std::uint32_t i = 0; i < a.count; ++i)
+    if (const Operation* op = nodes[a.dependents[i]].op) __builtin_prefetch(op);
+  a.count = 0;
+  if (a.node != DependencyGraph::kNone) {
+    const std::uint32_t first = nodes[a.node].first_dependent;
+    const std::uint32_t end = std::min(nodes[a.node + 1].first_dependent, first + kFanout);
+    for (std::uint32_t i = first; i < end; ++i) {
+      a.dependents[a.count++] = graph_.dependents_[i];
+      __builtin_prefetch(&nodes[graph_.dependents_[i]]);
+    }
+  }
+  a.node = node;
+  if (node != DependencyGraph::kNone) {
+    __builtin_prefetch(&graph_.dependents_[nodes[node].first_dependent]);
+    if (const Operation* op = nodes[node].op)
+      __builtin_prefetch(&graph_.node_of_op_[op->index]);
+  }
 }
 
 void WorkloadDriver::inject(Operation& op, std::uint64_t ready_ps) {

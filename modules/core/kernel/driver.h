@@ -66,12 +66,22 @@ class WorkloadDriver : public sc_core::sc_module {
   void release(std::uint32_t node);
   void complete(std::uint32_t node, std::uint64_t done_ps);
   void inject(Operation& op, std::uint64_t ready_ps);
+  void look_ahead(std::uint32_t node);
   tlm::tlm_sync_enum nb_transport_bw(int id, tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
 
   DependencyGraph graph_;
   PayloadPool& payloads_;
   std::vector<std::uint32_t> ready_;  // joins released but not yet propagated
+  // Prefetch pipeline (look_ahead): per slot, what an injection kLag ago left.
+  static constexpr std::uint32_t kLag = 8, kFanout = 4;
+  struct Ahead {
+    std::uint32_t node = DependencyGraph::kNone;  // injected: its dependents' list is loading
+    std::uint32_t dependents[kFanout];            // their nodes are loading
+    std::uint32_t count = 0;
+  };
+  Ahead ahead_[kLag];
+  std::uint32_t ahead_slot_ = 0;
   std::uint64_t completed_ = 0;
   std::uint64_t total_ = 0;
 };

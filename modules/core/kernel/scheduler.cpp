@@ -63,6 +63,9 @@ void Scheduler::dispatch() {
     std::pop_heap(heap_.begin(), heap_.end(), Later{});
     Entry e = heap_.back();
     heap_.pop_back();
+    // The next entry's operation is usually cold (operations complete in a
+    // scattered order on large platforms): start loading it now.
+    if (!heap_.empty()) __builtin_prefetch(heap_.front().op);
     e.element->book_stage(*e.op, static_cast<std::uint32_t>(e.stage), e.ready_ps);
   }
   dispatching_ = false;

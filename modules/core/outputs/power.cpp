@@ -189,14 +189,19 @@ PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEve
   std::vector<std::vector<std::uint64_t>> shelf_reads(racks.size());  // when reads completed
   // Active power is drawn while a stage holds its main lane (engines and
   // ingress ports add none).
+  const auto& operations = context.operations();
   for (std::size_t i = 0; any && i < trace.size(); ++i) {
+    // Stages are in booking order, their operations scattered: load the
+    // operation pointer 32 stages ahead and the operation 16 ahead.
+    if (i + 32 < trace.size()) __builtin_prefetch(&operations[trace[i + 32].op]);
+    if (i + 16 < trace.size()) __builtin_prefetch(operations[trace[i + 16].op]);
     const StageEvent& s = trace[i];
     if (!wanted[s.component] || s.part() != StageEvent::kMain) continue;
     if (shelf[s.component]) shelf_reads[rack_of[s.component]].push_back(s.end_ps);
     std::int64_t a = active_uw[s.component];
     if (s.free_ps == s.start_ps) continue;
     if (const auto own = context.elements()[s.component]->stage_power_uw(
-            *context.operations()[s.op], s.free_ps - s.start_ps))
+            *operations[s.op], s.free_ps - s.start_ps))
       a = *own;
     if (a == 0) continue;
     auto& c = changes[rack_of[s.component]];
