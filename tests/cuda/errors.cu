@@ -1,10 +1,15 @@
-// Error paths: bad pointers, bad launch configurations, an illegal address in
+// Error paths: bad pointers, bad launch configurations (launch bounds too), an illegal address in
 // a kernel (sticky cudaErrorIllegalAddress), an unsupported call, names and strings.
 #include <cstring>
 
 #include "check.h"
 
 __global__ void store(int* p, int value) {
+  p[threadIdx.x] = value;
+}
+
+// Compiled for at most 128 threads per CTA (.maxntid 128 in its PTX).
+__global__ void __launch_bounds__(128) bounded_store(int* p, int value) {
   p[threadIdx.x] = value;
 }
 
@@ -29,6 +34,16 @@ int main() {
   CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
   store<<<dim3(1, 70000), 32>>>(d, 1);
   CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+  // More threads than __launch_bounds__ allows: "too many resources requested".
+  bounded_store<<<1, 256>>>(d, 1);
+  CHECK(cudaGetLastError() == cudaErrorLaunchOutOfResources);
+  cudaFuncAttributes attributes;
+  CUDA_OK(cudaFuncGetAttributes(&attributes, bounded_store));
+  CHECK(attributes.maxThreadsPerBlock == 128);
+  bounded_store<<<1, 64>>>(d, 5);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaMemcpy(host, d, sizeof host, cudaMemcpyDeviceToHost));
+  for (int v : host) CHECK(v == 5);
   store<<<1, 64>>>(d, 7);
   CUDA_OK(cudaMemcpy(host, d, sizeof host, cudaMemcpyDeviceToHost));
   for (int v : host) CHECK(v == 7);

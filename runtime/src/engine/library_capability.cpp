@@ -9,8 +9,10 @@ namespace cnuas::cuda {
 namespace {
 
 // Shared objects whose kernels come as cubins for old GPUs and PTX only for
-// the newest ones.
-constexpr const char* kLibraries[] = {"libcublasLt.so", "libcublas.so", "libcudnn"};
+// the newest ones: NVIDIA's CUDA math and deep-learning libraries.
+constexpr const char* kLibraries[] = {
+    "libcublasLt.so", "libcublas.so", "libcudnn",     "libcurand.so", "libcusparse.so",
+    "libcusolver",    "libcufft.so",  "libnvblas.so", "libnpp",       "libnvjpeg.so"};
 
 int find_library(dl_phdr_info* info, std::size_t, void* data) {
   const char* path = info->dlpi_name;

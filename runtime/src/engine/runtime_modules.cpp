@@ -12,6 +12,7 @@
 #include "engine/access_policies.h"
 #include "engine/device_images.h"
 #include "engine/graph.h"
+#include "engine/ptx_dump.h"
 #include "engine/runtime.h"
 #include "gpu/power_model.h"
 #include "ptx/ir.h"
@@ -145,6 +146,7 @@ cudaError_t Runtime::ensure_loaded(Module& m) {
       }
     }
     if (m.error.empty()) {
+      dump_ptx(file, text);
       try {
         m.parsed = ptx::Module::parse(text, file);
         m.loaded = std::make_unique<ptx::LoadedModule>(m.parsed, memory_);
@@ -266,6 +268,13 @@ cudaError_t Runtime::check_launch(Kernel& k, const LaunchRequest& r,
   if (threads == 0 || threads > 1024 || r.block.z > 64 || r.grid.x == 0 || r.grid.y == 0 ||
       r.grid.z == 0 || r.grid.x > 2147483647u || r.grid.y > 65535 || r.grid.z > 65535)
     return record(cudaErrorInvalidConfiguration);
+  // .maxntid / .reqntid (__launch_bounds__): more threads than the kernel was
+  // compiled for is refused as the driver refuses it.
+  if (f->max_threads[0] != 0 && threads > std::uint64_t{f->max_threads[0]} *
+                                              std::max(1u, f->max_threads[1]) *
+                                              std::max(1u, f->max_threads[2])) {
+    return record(cudaErrorLaunchOutOfResources);
+  }
   const std::size_t max_dynamic =
       k.max_dynamic_shared >= 0
           ? static_cast<std::size_t>(k.max_dynamic_shared)
