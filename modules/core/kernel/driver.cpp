@@ -114,8 +114,7 @@ void WorkloadDriver::look_ahead(std::uint32_t node) {
   a.node = node;
   if (node != DependencyGraph::kNone) {
     __builtin_prefetch(&graph_.dependents_[nodes[node].first_dependent]);
-    if (const Operation* op = nodes[node].op)
-      __builtin_prefetch(&graph_.node_of_op_[op->index]);
+    if (const Operation* op = nodes[node].op) __builtin_prefetch(&graph_.node_of_op_[op->index]);
   }
 }
 

@@ -200,8 +200,8 @@ PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEve
     if (shelf[s.component]) shelf_reads[rack_of[s.component]].push_back(s.end_ps);
     std::int64_t a = active_uw[s.component];
     if (s.free_ps == s.start_ps) continue;
-    if (const auto own = context.elements()[s.component]->stage_power_uw(
-            *operations[s.op], s.free_ps - s.start_ps))
+    if (const auto own = context.elements()[s.component]->stage_power_uw(*operations[s.op],
+                                                                         s.free_ps - s.start_ps))
       a = *own;
     if (a == 0) continue;
     auto& c = changes[rack_of[s.component]];
