@@ -96,6 +96,23 @@ TEST(Platform, PlatformsNestWithCountAndOverrides) {
   EXPECT_EQ(p.connections[5].to, "tor");
 }
 
+// Platforms that place each other (a -> b -> a) are refused with the chain,
+// not followed until the stack overflows (a fuzzing find); so is one that
+// places itself.
+TEST(Platform, PlatformsPlacingEachOtherAreRefused) {
+  write_file("ring_b.yaml", "platform: b\nelements:\n  - {name: inner, platform: ring_a.yaml}\n");
+  write_file("ring_a.yaml", "platform: a\nelements:\n  - {name: inner, platform: ring_b.yaml}\n");
+  const std::string cycle =
+      input_error_of([] { load_platform(load_yaml_file(scratch_dir() + "/ring_a.yaml")); });
+  EXPECT_NE(cycle.find("ring_b.yaml:3:5"), std::string::npos) << cycle;
+  EXPECT_NE(cycle.find("ring_a.yaml' contains itself through "), std::string::npos) << cycle;
+  EXPECT_NE(cycle.find("ring_a.yaml -> "), std::string::npos) << cycle;
+  const std::string self = input_error_of(
+      [] { load("platform: s\nelements:\n  - {name: me, platform: self.yaml}\n", "self.yaml"); });
+  EXPECT_NE(self.find("self.yaml' contains itself"), std::string::npos) << self;
+  EXPECT_EQ(self.find("through"), std::string::npos) << self;
+}
+
 TEST(Platform, CommandLineOverrides) {
   PlatformDesc p = load(
       "platform: t\nelements:\n  - {name: g, type: cnuas.compute, count: 2, set: {rate: 1 "

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/inputs/topology.h"
 
@@ -25,6 +26,8 @@ const ElementInstance* PlatformDesc::find(const std::string& instance) const {
 }
 
 namespace {
+
+PlatformDesc load_nested(const YamlSource& source, std::vector<std::string> outer);
 
 struct Loader {
   PlatformDesc& platform;
@@ -183,11 +186,14 @@ struct Loader {
     const std::string sub_file = resolve_path(file, scalar_text(e["platform"], file, "platform"));
     for (const auto& v : visiting)
       if (v == sub_file)
-        throw InputError(where, fmt::format("platform '{}' contains itself", sub_file));
-    visiting.push_back(sub_file);
+        throw InputError(where, v == visiting.back()
+                                    ? fmt::format("platform '{}' contains itself", sub_file)
+                                    : fmt::format("platform '{}' contains itself through {}",
+                                                  sub_file, fmt::join(visiting, " -> ")));
+    // The inner platform is read with this chain of platforms, so that a cycle
+    // through several files is found, not followed until the stack overflows.
     const PlatformDesc inner =
-        load_platform(load_yaml_file(sub_file, location_of(e["platform"], file)));
-    visiting.pop_back();
+        load_nested(load_yaml_file(sub_file, location_of(e["platform"], file)), visiting);
     std::vector<std::pair<std::string, RawValue>> overrides;
     if (const YAML::Node set = e["set"]) {
       require_map(set, file, "set");
@@ -333,9 +339,15 @@ struct Loader {
 }  // namespace
 
 PlatformDesc load_platform(const YamlSource& source) {
+  return load_nested(source, {});
+}
+
+namespace {
+
+PlatformDesc load_nested(const YamlSource& source, std::vector<std::string> outer) {
   PlatformDesc platform;
   platform.file = source.file;
-  Loader loader{platform, {}, {}, {}};
+  Loader loader{platform, std::move(outer), {}, {}};
   loader.load(source, {});
   if (platform.name.empty())
     throw InputError(location_of(source.root, source.file), "platform has no 'platform:' name");
@@ -343,6 +355,8 @@ PlatformDesc load_platform(const YamlSource& source) {
     throw InputError(location_of(source.root, source.file), "platform declares no elements");
   return platform;
 }
+
+}  // namespace
 
 void apply_override(PlatformDesc& platform, const std::string& assignment) {
   const SourceLocation where{"--set " + assignment};
