@@ -289,7 +289,10 @@ class Parser {
           unsized = true;
           continue;
         }
-        count *= static_cast<std::uint64_t>(expect_int("an array size"));
+        const Token& size_tok = tok();
+        const std::int64_t n = expect_int("an array size");
+        if (n < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(n), &count))
+          fail(size_tok, "array size " + size_tok.text + " is negative or overflows 64 bits");
         expect(']');
       }
       Variable v;
@@ -297,11 +300,18 @@ class Parser {
       v.space = space;
       v.type = *type;
       v.align = align;
+      if (!unsized && count > max_variable_bytes(space) / elem)
+        fail(name_tok, "'" + name + "' takes " + std::to_string(count) + " x " +
+                           std::to_string(elem) + " bytes; a " + space_word +
+                           " variable holds at most " + std::to_string(max_variable_bytes(space)) +
+                           " bytes");
       v.size = unsized ? 0 : count * elem;
       v.is_extern = is_extern || unsized;
       v.line = name_tok.line;
       if (accept('=')) parse_initializer(v, elem);
-      if (v.init.size() < v.size) v.init.resize(v.size, 0);
+      // Zeros after an initializer are stored; no initializer means zero-filled
+      // storage, which the loader allocates without a host copy.
+      if (!v.init.empty() && v.init.size() < v.size) v.init.resize(v.size, 0);
       declare_variable(v, fn, name_tok);
     } while (accept(','));
     expect(';');
@@ -314,12 +324,16 @@ class Parser {
       for (unsigned b = 8; b < elem; ++b) v.init.push_back(0);
     };
     std::function<void()> item = [&]() {
+      if (tok().is('{') && expr_depth_ >= kMaxExprDepth)
+        fail(tok(), "initializer nested deeper than " + std::to_string(kMaxExprDepth) + " levels");
       if (accept('{')) {
+        ++expr_depth_;
         if (!tok().is('}')) {
           do item();
           while (accept(','));
         }
         expect('}');
+        --expr_depth_;
         return;
       }
       if (at_warp_sz()) {
@@ -449,6 +463,16 @@ class Parser {
   }
 
   std::int64_t const_unary() {
+    // Each level recurses: cap the depth (a fuzzer's 50,000 parentheses
+    // overflowed the stack); real PTX nests a handful.
+    struct Depth {
+      int& d;
+      explicit Depth(int& depth) : d(depth) { ++d; }
+      ~Depth() { --d; }
+    } depth(expr_depth_);
+    if (expr_depth_ > kMaxExprDepth)
+      fail(tok(),
+           "constant expression nested deeper than " + std::to_string(kMaxExprDepth) + " levels");
     if (accept('-'))
       return static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(const_unary()));
     if (accept('~')) return ~const_unary();
@@ -498,12 +522,16 @@ class Parser {
           // A kernel's own .shared lives in its region, after the module's:
           // kernels of one module never share a CTA, so their regions overlap.
           fn->entry_shared_bytes = align_up(fn->entry_shared_bytes, v.align);
+          check_total(std::uint64_t{fn->entry_shared_bytes} + v.size, v.space, where,
+                      "the kernel's .shared variables");
           v.offset = fn->entry_shared_bytes;
           fn->entry_shared_bytes += static_cast<std::uint32_t>(v.size);
           entry_shared_align_ = std::max(entry_shared_align_, v.align);
           sym = {SymbolKind::Shared, kEntrySharedBit | v.offset};
         } else {
           shared_bytes_ = align_up(shared_bytes_, v.align);
+          check_total(std::uint64_t{shared_bytes_} + v.size, v.space, where,
+                      "the module's .shared variables");
           v.offset = shared_bytes_;
           shared_bytes_ += static_cast<std::uint32_t>(v.size);
           sym = {SymbolKind::Shared, v.offset};
@@ -513,12 +541,16 @@ class Parser {
       case Space::Local:
         if (!fn) fail(where, ".local variables belong inside a function");
         fn->local_bytes = align_up(fn->local_bytes, v.align);
+        check_total(std::uint64_t{fn->local_bytes} + v.size, v.space, where,
+                    "the function's .local variables");
         sym = {SymbolKind::Local, fn->local_bytes};
         fn->local_bytes += static_cast<std::uint32_t>(v.size);
         break;
       case Space::Param:
         if (!fn) fail(where, ".param variables at module scope are not PTX");
         fn->call_param_bytes = align_up(fn->call_param_bytes, std::max<std::uint32_t>(v.align, 1));
+        check_total(std::uint64_t{fn->call_param_bytes} + v.size, v.space, where,
+                    "the function's .param variables");
         sym = {SymbolKind::CallParam, fn->call_param_bytes};
         fn->call_param_bytes += static_cast<std::uint32_t>(std::max<std::uint64_t>(v.size, 1));
         break;
@@ -562,7 +594,10 @@ class Parser {
       p.type = *type;
       std::uint64_t count = 1;
       while (accept('[')) {
-        count *= static_cast<std::uint64_t>(expect_int("an array size"));
+        const Token& size_tok = tok();
+        const std::int64_t n = expect_int("an array size");
+        if (n < 0 || __builtin_mul_overflow(count, static_cast<std::uint64_t>(n), &count))
+          fail(size_tok, "array size " + size_tok.text + " is negative or overflows 64 bits");
         expect(']');
       }
       p.size = static_cast<std::uint32_t>(type_bytes(*type) * count);
@@ -737,7 +772,14 @@ class Parser {
     do {
       const std::string name = expect_ident("a register name");
       if (accept('<')) {
+        const Token& count_tok = tok();
         const std::int64_t n = expect_int("a register count");
+        if (n < 0 || static_cast<std::uint64_t>(n) + function_->registers.size() > kMaxRegisters)
+          fail(count_tok,
+               "'" + name + "<" + count_tok.text + ">' would make " +
+                   std::to_string(static_cast<std::uint64_t>(n) + function_->registers.size()) +
+                   " registers in this function; at most " + std::to_string(kMaxRegisters) +
+                   " are accepted");
         expect('>');
         for (std::int64_t i = 0; i < n; ++i) add_register(name + std::to_string(i), type);
       } else {
@@ -1127,6 +1169,34 @@ class Parser {
   std::vector<std::pair<std::uint32_t, std::string>> pending_tables_;
   std::uint32_t shared_bytes_ = 0;  // module-scope and device-function .shared
   std::uint32_t entry_shared_align_ = 1;
+  int expr_depth_ = 0;  // nesting of the constant expression or initializer being read
+
+  // Limits that keep hostile input from exhausting memory or the stack. Real
+  // PTX stays far below them: nvcc declares hundreds of registers per
+  // function, a CTA has at most 227 KiB of shared memory and a thread 512 KiB
+  // of local memory, a .const bank holds 64 KiB.
+  static constexpr std::uint64_t kMaxRegisters = 1u << 16;
+  static constexpr int kMaxExprDepth = 256;
+  static std::uint64_t max_variable_bytes(Space space) {
+    switch (space) {
+      case Space::Shared:
+        return 227u << 10;
+      case Space::Local:
+        return 512u << 10;
+      case Space::Const:
+        return 64u << 10;
+      case Space::Param:
+        return 32u << 10;
+      default:
+        return std::uint64_t{64} << 30;  // .global: more than any simulated GPU holds
+    }
+  }
+  // Fails when `bytes`, a running total of `space` in one region, passed its limit.
+  void check_total(std::uint64_t bytes, Space space, const Token& where, const char* what) {
+    if (bytes > max_variable_bytes(space))
+      fail(where, std::string(what) + " would take " + std::to_string(bytes) + " bytes; at most " +
+                      std::to_string(max_variable_bytes(space)) + " are accepted");
+  }
 
  public:
   // Where the kernels' own regions start: after the module's .shared.

@@ -66,6 +66,41 @@ TEST(PtxErrors, ParseErrorsNameFileLineColumnAndText) {
   EXPECT_NE(e.find("unterminated /* comment"), std::string::npos) << e;
 }
 
+// Hostile declarations found by fuzzing: each is refused at its line, in
+// milliseconds, without allocating what it asks for or overflowing the stack.
+TEST(PtxErrors, HostileSizesAndNestingAreRefusedWithTheLimit) {
+  std::string e = parse_error(".visible .entry k()\n{\n\t.reg .b32 %r<100000000>;\n}\n");
+  EXPECT_NE(e.find("bad.ptx:6:15"), std::string::npos) << e;
+  EXPECT_NE(e.find("100000000 registers in this function; at most 65536"), std::string::npos) << e;
+  e = parse_error(".visible .entry k()\n{\n\t.shared .b8 s[100000000000];\n}\n");
+  EXPECT_NE(e.find("'s' takes 100000000000 x 1 bytes; a .shared variable holds at most 232448"),
+            std::string::npos)
+      << e;
+  // Two arrays each within the limit, together beyond it.
+  e = parse_error(
+      ".visible .entry k()\n{\n\t.shared .b8 a[200000];\n\t.shared .b8 b[200000];\n}\n");
+  EXPECT_NE(e.find("bad.ptx:7:"), std::string::npos) << e;
+  EXPECT_NE(e.find("the kernel's .shared variables would take 400000 bytes"), std::string::npos)
+      << e;
+  e = parse_error(".visible .entry k()\n{\n\t.local .b32 l[1000000];\n}\n");
+  EXPECT_NE(e.find("a .local variable holds at most 524288"), std::string::npos) << e;
+  e = parse_error(".global .b8 g[4294967296][4294967296][2];\n");
+  EXPECT_NE(e.find("bad.ptx:4:27: array size 4294967296 is negative or overflows"), std::string::npos) << e;
+  const std::string deep(50000, '(');
+  e = parse_error(".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, " + deep + "1" +
+                  std::string(50000, ')') + ";\n}\n");
+  EXPECT_NE(e.find("constant expression nested deeper than 256 levels"), std::string::npos) << e;
+  e = parse_error(".global .u32 g[1] = " + std::string(50000, '{') + "1" + std::string(50000, '}') +
+                  ";\n");
+  EXPECT_NE(e.find("initializer nested deeper than 256 levels"), std::string::npos) << e;
+  // Within the limits: 200 levels of parentheses, an uninitialised 1 GiB
+  // .global array (its storage is not copied from the host).
+  EXPECT_EQ(parse_error(".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, " +
+                        std::string(200, '(') + "7" + std::string(200, ')') + ";\n}\n"),
+            "");
+  EXPECT_EQ(parse_error(".global .b8 big[1073741824];\n"), "");
+}
+
 TEST(PtxErrors, OutOfBoundsAccessNamesKernelCtaThreadLineAndAddress) {
   PtxRun r(
       ".visible .entry oob(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<4>;\n"
