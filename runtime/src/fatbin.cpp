@@ -1,5 +1,7 @@
 #include "fatbin.h"
 
+#include <link.h>
+
 #include <cstring>
 
 #include <fmt/format.h>
@@ -60,6 +62,41 @@ std::size_t fatbin_container_size(const std::uint8_t* data) {
   return read_le<std::uint16_t>(data + 6) + read_le<std::uint64_t>(data + 8);
 }
 
+namespace {
+
+struct SegmentSearch {
+  std::uintptr_t address;
+  std::size_t bytes_left = 0;
+  bool found = false;
+};
+
+int find_segment(dl_phdr_info* info, std::size_t, void* data) {
+  auto& search = *static_cast<SegmentSearch*>(data);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    if (search.address >= start && search.address - start < ph.p_memsz) {
+      search.bytes_left = ph.p_memsz - (search.address - start);
+      search.found = true;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::size_t fatbin_read_limit(const std::uint8_t* data) {
+  SegmentSearch search{reinterpret_cast<std::uintptr_t>(data)};
+  dl_iterate_phdr(find_segment, &search);
+  if (!search.found) return fatbin_container_size(data);
+  if (search.bytes_left < 16)
+    throw FatbinError(fmt::format("fat binary header at {} runs past the end of its image",
+                                  static_cast<const void*>(data)));
+  return search.bytes_left;
+}
+
 std::vector<FatbinEntry> parse_fatbin(const std::uint8_t* data, std::size_t limit, bool follow,
                                       bool text) {
   std::vector<FatbinEntry> entries;
@@ -69,7 +106,10 @@ std::vector<FatbinEntry> parse_fatbin(const std::uint8_t* data, std::size_t limi
       throw FatbinError(fmt::format("fat binary header at offset {} is truncated", at));
     const std::size_t header = read_le<std::uint16_t>(data + at + 6);
     const std::size_t size = fatbin_container_size(data + at);
-    if (header < 16 || size > limit - at)
+    if (header < 16)
+      throw FatbinError(fmt::format(
+          "fat binary at offset {}: header size {} is below the 16 bytes of a header", at, header));
+    if (size > limit - at)
       throw FatbinError(fmt::format("fat binary at offset {} claims {} bytes, {} are available", at,
                                     size, limit - at));
     std::size_t e = at + header;
@@ -79,7 +119,8 @@ std::vector<FatbinEntry> parse_fatbin(const std::uint8_t* data, std::size_t limi
         throw FatbinError(fmt::format("fatbin entry at offset {} is truncated", e));
       const std::uint32_t entry_header = read_le<std::uint32_t>(data + e + kEntryHeaderSize);
       const std::uint64_t padded = read_le<std::uint64_t>(data + e + kEntryPaddedSize);
-      if (entry_header < kEntryMinHeader || padded > end - e - entry_header)
+      if (entry_header < kEntryMinHeader || entry_header > end - e ||
+          padded > end - e - entry_header)
         throw FatbinError(
             fmt::format("fatbin entry at offset {}: header {} and payload {} bytes overrun the "
                         "container ending at {}",

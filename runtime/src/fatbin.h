@@ -37,6 +37,13 @@ std::vector<FatbinEntry> parse_fatbin(const std::uint8_t* data, std::size_t limi
 // The size of the container at `data` (header included), read from its header.
 std::size_t fatbin_container_size(const std::uint8_t* data);
 
+// The bytes the reader may look at for a container at `data`: to the end of
+// the loaded segment of the program or library that holds it, so that a
+// corrupt size field is reported rather than followed out of the image; the
+// header's own claim when `data` lies outside every loaded object (a buffer
+// the program built). Throws FatbinError when not even a header fits.
+std::size_t fatbin_read_limit(const std::uint8_t* data);
+
 // The PTX entry for the highest architecture not above `arch`, or nullptr.
 const FatbinEntry* select_ptx(const std::vector<FatbinEntry>& entries, unsigned arch);
 

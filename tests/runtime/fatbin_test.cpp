@@ -123,5 +123,51 @@ TEST(Fatbin, RejectsTruncatedAndCorruptInput) {
   EXPECT_THROW(parse_fatbin(huge.data(), huge.size(), false), FatbinError);
 }
 
+// Fuzzing finds: an entry whose header size runs past its container (the
+// overrun check wrapped around and the reader decompressed whatever lay
+// beyond), a container header size below 16, and a size field that claims
+// more than the image holds.
+std::string fatbin_error(const std::vector<std::uint8_t>& bin, std::size_t limit) {
+  try {
+    parse_fatbin(bin.data(), limit, false);
+  } catch (const FatbinError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+TEST(Fatbin, SizeFieldsThatOverrunAreReportedNotFollowed) {
+  const auto bin = container({entry(1, 90, kPtx90, Packing::Zstd)});
+  auto long_entry = bin;
+  put<std::uint32_t>(long_entry, 16 + 4, 0xc250);
+  EXPECT_NE(fatbin_error(long_entry, long_entry.size())
+                .find("fatbin entry at offset 16: header 49744 and payload"),
+            std::string::npos)
+      << fatbin_error(long_entry, long_entry.size());
+  auto short_header = bin;
+  put<std::uint16_t>(short_header, 6, 0);
+  EXPECT_NE(fatbin_error(short_header, short_header.size()).find("header size 0 is below"),
+            std::string::npos);
+  auto long_container = bin;
+  put<std::uint64_t>(long_container, 8, std::uint64_t{1} << 46);
+  EXPECT_NE(fatbin_error(long_container, long_container.size())
+                .find("claims " + std::to_string((std::uint64_t{1} << 46) + 16) + " bytes, " +
+                      std::to_string(bin.size()) + " are available"),
+            std::string::npos);
+}
+
+// The read limit of a container inside this test program's image is the rest
+// of its loaded segment, not the header's claim; outside every loaded object
+// (a heap buffer) it is the claim.
+TEST(Fatbin, ReadLimitEndsWithTheLoadedSegment) {
+  static const std::uint8_t in_image[32] = {0x50, 0xed, 0x55, 0xba, 1,    0,    16, 0,
+                                            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0,  0};
+  const std::size_t limit = fatbin_read_limit(in_image);
+  EXPECT_GE(limit, sizeof in_image);
+  EXPECT_LT(limit, std::size_t{1} << 40);  // not the 2^48-byte claim
+  const auto heap = container({entry(1, 90, kPtx80, Packing::Plain)});
+  EXPECT_EQ(fatbin_read_limit(heap.data()), heap.size());
+}
+
 }  // namespace
 }  // namespace cnuas::cuda

@@ -101,7 +101,7 @@ CUresult load_library_image(CUmodule* module, const void* image, const void* cal
     const auto* bytes = static_cast<const std::uint8_t*>(image);
     std::vector<FatbinEntry> entries;
     try {
-      entries = parse_fatbin(bytes, fatbin_container_size(bytes), false, false);
+      entries = parse_fatbin(bytes, fatbin_read_limit(bytes), false, false);
     } catch (const FatbinError& e) {
       driver_debug(fmt::format("{}: {}", describe(image), e.what()));
       return kInvalidImage;

@@ -110,7 +110,7 @@ CUresult add_input(LinkState& st, int type, const std::uint8_t* data, std::size_
         if (magic == kFatbinWrapperMagic)
           data = reinterpret_cast<const std::uint8_t*>(
               reinterpret_cast<const FatbinWrapper*>(data)->data);
-        const auto entries = parse_fatbin(data, fatbin_container_size(data), false);
+        const auto entries = parse_fatbin(data, fatbin_read_limit(data), false);
         if (add_fatbin(st, entries, name)) return kSuccess;
         st.error.append(fmt::format("error: {}: {}", name, missing_ptx_advice(entries, st.arch)));
         return kNoBinaryForGpu;

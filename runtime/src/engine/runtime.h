@@ -77,6 +77,7 @@ struct Module {
   std::unique_ptr<ptx::LoadedModule> loaded;
   std::string error;  // why it cannot load, once tried
   int error_code = 0;
+  bool error_told = false;  // the error was printed (once per module)
 };
 
 struct Kernel {

@@ -34,7 +34,7 @@ cudaError_t fault_code(const std::string& message) {
 // hundreds, of which a program runs a few.
 void read_library_image(Module& m) {
   try {
-    m.entries = parse_fatbin(m.image, fatbin_container_size(m.image), false);
+    m.entries = parse_fatbin(m.image, fatbin_read_limit(m.image), false);
   } catch (const FatbinError& e) {
     m.error = e.what();
     m.error_code = cudaErrorInvalidKernelImage;
@@ -62,13 +62,13 @@ Module* Registrations::add_fatbin(const void* wrapper_ptr) {
     if (!wrapper || static_cast<std::uint32_t>(wrapper->magic) != kFatbinWrapperMagic)
       throw FatbinError("the registered object is not an nvcc fat binary wrapper");
     const auto* data = reinterpret_cast<const std::uint8_t*>(wrapper->data);
-    m->entries = parse_fatbin(data, fatbin_container_size(data), false);
+    m->entries = parse_fatbin(data, fatbin_read_limit(data), false);
     // A device-linked program (-rdc=true): its translation units' fat binaries,
     // a null-terminated array, hold the PTX; its own holds the linked cubin.
     if (wrapper->version == kFatbinWrapperLinkVersion && wrapper->filename_or_fatbins)
       for (auto* unit = static_cast<const std::uint8_t* const*>(wrapper->filename_or_fatbins);
            *unit; ++unit)
-        m->units.push_back(parse_fatbin(*unit, fatbin_container_size(*unit), false));
+        m->units.push_back(parse_fatbin(*unit, fatbin_read_limit(*unit), false));
   } catch (const FatbinError& e) {
     m->error = e.what();
     m->error_code = cudaErrorInvalidKernelImage;
@@ -95,7 +95,7 @@ cudaError_t Runtime::load_fatbin_image(const void* image, Module** out) {
     auto m = std::make_unique<Module>();
     m->origin = "fat binary image";
     try {
-      m->entries = parse_fatbin(bytes, fatbin_container_size(bytes), false);
+      m->entries = parse_fatbin(bytes, fatbin_read_limit(bytes), false);
     } catch (const FatbinError& e) {
       m->error = e.what();
       m->error_code = cudaErrorInvalidKernelImage;
@@ -155,8 +155,11 @@ cudaError_t Runtime::ensure_loaded(Module& m) {
         m.error_code = cudaErrorInvalidPtx;
       }
     }
-    if (!m.error.empty() && log_level_ != LogLevel::Quiet)
-      std::cerr << "cnuas: cannot load " << m.origin << ": " << m.error << "\n";
+  }
+  // Also for an error found when the module was registered (a corrupt fat binary).
+  if (!m.error.empty() && !m.error_told && log_level_ != LogLevel::Quiet) {
+    m.error_told = true;
+    std::cerr << "cnuas: cannot load " << m.origin << ": " << m.error << "\n";
   }
   if (m.loaded) {
     // Managed variables: the program reaches them through a pointer the runtime fills.
