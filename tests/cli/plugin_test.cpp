@@ -1,6 +1,11 @@
 // A third-party TLM-2.0 model (no Cnuas base class) on a path: it runs, its
 // times come from its own b_transport, and the run keeps one ordered trace.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
 
 #include "cli/cli_harness.h"
 
@@ -42,6 +47,42 @@ TEST(Plugin, ForeignModelOnAPathJoinsTheOrderedTrace) {
   EXPECT_EQ(lines[4]["op"], "w#1");
   EXPECT_EQ(lines[4]["start_ps"].get<std::uint64_t>(), 132'000u);
   EXPECT_EQ(lines.back()["end_ps"].get<std::uint64_t>(), 264'000u);
+}
+
+// Runs `command` with /bin/sh and returns its peak resident set in KiB
+// (wait4 reports the rusage of that one child), or -1 when it failed.
+long peak_rss_kib(const std::string& command) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  if (pid < 0 || wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0)
+    return -1;
+  return usage.ru_maxrss;
+}
+
+// The request's data buffer is real but lazily mapped: a 3 GiB write to the
+// example model (which touches at most its own 1 MiB) must not cost 3 GB of
+// host memory (it did: 2 GiB gave 2.1 GB RSS). The model's time is its own:
+// 20 ns + ceil(3 GiB / 16) ns.
+TEST(Plugin, LargeRequestsCostHostMemoryOnlyForWhatTheModelTouches) {
+  const std::string platform = write_file(
+      "plug_big.yaml", std::string("platform: plug_big\nplugins: [") + CNUAS_EXAMPLE_PLUGIN +
+                           "]\nelements:\n  - {name: vendor, type: example.lt_memory}\n"
+                           "workload:\n  operations:\n"
+                           "    - {name: w, path: [vendor], dims: {bytes: 3 GiB}}\n");
+  const std::string stats = scratch_dir() + "/plug_big.json";
+  const long kib =
+      peak_rss_kib(std::string(CNUAS_BINARY) + " run " + platform + " --stats " + stats);
+  ASSERT_GT(kib, 0) << "the run failed";
+  EXPECT_LT(kib, 200 * 1024) << kib << " KiB resident";
+  std::ifstream in(stats);
+  const json s = json::parse(in);
+  EXPECT_EQ(s["makespan_ps"].get<std::uint64_t>(), 20'000u + ((3ull << 30) + 15) / 16 * 1000u);
 }
 
 TEST(Plugin, ListedWithItsOrigin) {

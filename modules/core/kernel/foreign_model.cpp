@@ -1,5 +1,8 @@
 #include "core/kernel/foreign_model.h"
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -35,11 +38,13 @@ std::uint64_t ForeignModel::service_ps(const Stage& stage) {
   if (bytes > UINT32_MAX)
     throw InputError(fmt::format("{} bytes in one request; a TLM-2.0 model takes at most {}", bytes,
                                  UINT32_MAX));
-  if (scratch_.size() < bytes) scratch_.resize(bytes);
+  unsigned char* data = scratch_.at_least(bytes);
+  if (data == nullptr)
+    throw InputError(fmt::format("cannot map a {}-byte data buffer for the request", bytes));
   tlm::tlm_generic_payload trans;
   trans.set_command(tlm::TLM_WRITE_COMMAND);
   trans.set_address(stage.dims().has(WorkDim::Address) ? stage.dims().get(WorkDim::Address) : 0);
-  trans.set_data_ptr(scratch_.data());
+  trans.set_data_ptr(data);
   trans.set_data_length(static_cast<unsigned>(bytes));
   trans.set_streaming_width(static_cast<unsigned>(bytes));
   trans.set_byte_enable_ptr(nullptr);
@@ -49,6 +54,21 @@ std::uint64_t ForeignModel::service_ps(const Stage& stage) {
   if (trans.is_response_error())
     throw InputError(fmt::format("the model answered with {}", trans.get_response_string()));
   return delay.value();
+}
+
+ForeignModel::Scratch::~Scratch() {
+  if (data != nullptr) munmap(data, bytes);
+}
+
+unsigned char* ForeignModel::Scratch::at_least(std::size_t wanted) {
+  if (wanted <= bytes && data != nullptr) return data;
+  if (data != nullptr) munmap(data, bytes);
+  const std::size_t size = std::max<std::size_t>(wanted, 4096);
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+  data = p == MAP_FAILED ? nullptr : static_cast<unsigned char*>(p);
+  bytes = data != nullptr ? size : 0;
+  return data;
 }
 
 std::unique_ptr<Schema> foreign_model_schema(const std::string& type, const std::string& summary) {

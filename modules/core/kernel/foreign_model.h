@@ -31,8 +31,16 @@ class ForeignModel : public Element {
   sc_core::sc_module* model() const { return model_.get(); }
 
  private:
+  // The request's data buffer: anonymous pages mapped on demand, so host
+  // memory is spent only on the bytes the model really touches.
+  struct Scratch {
+    unsigned char* data = nullptr;
+    std::size_t bytes = 0;
+    ~Scratch();
+    unsigned char* at_least(std::size_t wanted);
+  };
   std::unique_ptr<sc_core::sc_module> model_;  // declared after to_model: destroyed first
-  std::vector<unsigned char> scratch_;
+  Scratch scratch_;
 };
 
 std::unique_ptr<Schema> foreign_model_schema(const std::string& type, const std::string& summary);
