@@ -1,6 +1,7 @@
 // cnuas calibrate fit / validate and run --calibration, end to end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "cli/cli_harness.h"
@@ -117,6 +118,51 @@ TEST(Calibration, RefusalsAreClearAndExitTwo) {
   r = run_cnuas("run " + platform + " --calibration " + c.file);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("matches none"), std::string::npos) << r.err;
+}
+
+// Calibration files are strict (fuzzing found .inf, .nan and 1e300 applied:
+// 1 MiB copies in 0 ps, a bare inf in the JSON trace): each bad edit of a
+// validated file is refused by validate and by run, exit 2, at its line.
+TEST(Calibration, HostileFilesAreRefusedAtTheirLine) {
+  Calibrated c;
+  ASSERT_EQ(c.fit().exit_code, 0);
+  ASSERT_EQ(c.validate(c.heldout).exit_code, 0);
+  const std::string good = read_file(c.file);
+  const std::string platform =
+      write_file("cal/p3.yaml",
+                 "platform: calp\nelements:\n  - {name: link, profile: link.yaml}\n"
+                 "workload:\n  operations:\n    - {name: x, path: [link], dims: {bytes: 5000}}\n");
+  // The line of `key:` at the top level of the good file, 1-based.
+  auto line_of = [&](const std::string& key) {
+    const std::size_t at = good.find("\n" + key + ":");
+    return 2 + std::count(good.begin(), good.begin() + static_cast<long>(at), '\n');
+  };
+  auto replace_value = [&](const std::string& key, const std::string& value) {
+    const std::size_t at = good.find("\n" + key + ":") + 1;
+    const std::size_t end = good.find('\n', at);
+    return good.substr(0, at) + key + ": " + value + good.substr(end);
+  };
+  struct Case {
+    std::string text, expect;
+  };
+  const Case cases[] = {
+      {replace_value("a", ".inf"), ":" + std::to_string(line_of("a")) + ":4: 'a: .inf'"},
+      {replace_value("a", ".nan"), "'a: .nan' in the calibration must be a finite number"},
+      {replace_value("a", "1e300"), "'a: 1e300' in the calibration must be a finite number from"},
+      {replace_value("b_s", "-inf"), "'b_s: -inf'"},
+      {good + "surprise: 1\n", "surprise"},
+      {replace_value("version", "7"), "version 7 is not known"},
+  };
+  for (const Case& k : cases) {
+    write_file("cal/link-cal.yaml", k.text);
+    CommandResult r = c.validate(c.heldout);
+    EXPECT_EQ(r.exit_code, 2) << k.expect;
+    EXPECT_NE(r.err.find(k.expect), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("link-cal.yaml:"), std::string::npos) << r.err;
+    r = run_cnuas("run " + platform + " --calibration " + c.file);
+    EXPECT_EQ(r.exit_code, 2) << k.expect;
+    EXPECT_NE(r.err.find(k.expect), std::string::npos) << r.err;
+  }
 }
 
 // The public measurement sets shipped in calibration/observations, fitted on
