@@ -73,6 +73,24 @@ TEST(Schema, RangesAndPositivity) {
   EXPECT_NE(e.find("out of range"), std::string::npos) << e;
 }
 
+// Power, time and energy fields have ceilings far above any real part, below
+// what a run's integer microwatts and picoseconds can sum over a platform
+// (1e13 W overflowed into garbage power series; 2^64 ns passed validate).
+TEST(Schema, PowerTimeAndEnergyHaveCeilings) {
+  auto error_with = [](const std::string& field, const std::string& value) {
+    RawValues v{{"bandwidth", {"1 GB/s", {}}}, {field, {value, {"x.yaml", 5, 9}}}};
+    return error_of([&] { resolve_params(Pipe::schema(), v, "p", {}); });
+  };
+  std::string e = error_with("active_power", "1e13 W");
+  EXPECT_NE(e.find("x.yaml:5:9"), std::string::npos) << e;
+  EXPECT_NE(e.find("at most 10 MW"), std::string::npos) << e;
+  EXPECT_NE(error_with("idle_power", "10000001 W").find("at most 10 MW"), std::string::npos);
+  EXPECT_EQ(error_with("idle_power", "10 MW"), "(no error)");
+  e = error_with("latency", "18446744073709551616 ns");
+  EXPECT_NE(e.find("at most 1 day (86400 s)"), std::string::npos) << e;
+  EXPECT_EQ(error_with("latency", "86400 s"), "(no error)");
+}
+
 TEST(Schema, DescriptionListsEveryField) {
   std::string text = Pipe::schema().describe_text();
   for (const auto& f : Pipe::schema().fields()) EXPECT_NE(text.find(f.name), std::string::npos);

@@ -23,6 +23,26 @@ std::string FieldSpec::type_text() const {
   return "";
 }
 
+namespace {
+
+// What one element's field may hold: beyond these, a run's exact integer
+// figures (microwatts, picoseconds) summed over a platform would overflow,
+// and no real part comes near them.
+std::optional<std::pair<Rational, const char*>> largest_field_value(Dimension d) {
+  switch (d) {
+    case Dimension::Power:
+      return std::make_pair(Rational(10'000'000), "10 MW");
+    case Dimension::Time:
+      return std::make_pair(Rational(86'400) * Rational(1'000'000'000'000ULL), "1 day (86400 s)");
+    case Dimension::Energy:
+      return std::make_pair(Rational(1'000'000'000'000ULL), "1 TJ");
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
 Schema::Schema(std::string type, std::string summary)
     : type_(std::move(type)), summary_(std::move(summary)) {
   quantity("idle_power", Dimension::Power, "0 W", "power drawn whether busy or not");
@@ -231,6 +251,10 @@ FieldValue parse_field_value(const FieldSpec& spec, const std::string& text,
         v.quantity = parse_quantity(text, spec.dimension);
         if (spec.positive && v.quantity.value.is_zero())
           fail(fmt::format("must be greater than zero, got '{}'", text));
+        if (const auto most = largest_field_value(spec.dimension);
+            most && most->first < v.quantity.value)
+          fail(fmt::format("'{}' is more than one element's {} may be: at most {}", text,
+                           dimension_name(spec.dimension), most->second));
         break;
       case FieldKind::Text:
         break;
