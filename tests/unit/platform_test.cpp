@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/inputs/platform.h"
+#include "core/inputs/yaml_source.h"
 #include "test_files.h"
 
 namespace cnuas {
@@ -124,6 +125,38 @@ TEST(Platform, CommandLineOverrides) {
   EXPECT_THROW(apply_override(p, "g[0].lane=4"), InputError);
   EXPECT_THROW(apply_override(p, "h.lanes=4"), InputError);
   EXPECT_THROW(apply_override(p, "nonsense"), InputError);
+}
+
+}  // namespace cnuas
+
+namespace cnuas {
+using namespace testing_support;
+
+// Every YAML input: a key given twice is an error at the second (yaml-cpp
+// silently kept the first), bytes that are not UTF-8 are an error at their
+// line and column (names reach the JSON outputs), and a message quoting a
+// huge value is cut to a readable size.
+TEST(YamlSource, DuplicateKeysInvalidUtf8AndHugeValuesAreRefusedReadably) {
+  std::string e = input_error_of([] {
+    load_yaml_text("platform: d\nelements:\n  - {name: a, set: {x: 1, y: 2, x: 3}}\n", "dup.yaml");
+  });
+  EXPECT_NE(e.find("dup.yaml:3:33: key 'x' is given twice (first at line 3)"), std::string::npos)
+      << e;
+  e = input_error_of([] { load_yaml_text("a: 1\nb: 2\na: 3\n", "top.yaml"); });
+  EXPECT_NE(e.find("top.yaml:3:1: key 'a' is given twice (first at line 1)"), std::string::npos)
+      << e;
+  e = input_error_of([] { load_yaml_text("platform: ok\nname: caf\xC3\xA9-\xFF\n", "u.yaml"); });
+  EXPECT_NE(e.find("u.yaml:2:12: byte 0xff is not UTF-8"), std::string::npos) << e;
+  e = input_error_of([] { load_yaml_text("a: \xC0\xAF\n", "overlong.yaml"); });  // overlong '/'
+  EXPECT_NE(e.find("overlong.yaml:1:4: byte 0xc0"), std::string::npos) << e;
+  EXPECT_EQ(input_error_of([] { load_yaml_text("name: caf\xC3\xA9 \xE2\x82\xAC\n", "ok.yaml"); }),
+            "(no error)");
+  const std::string huge(10 << 20, 'z');
+  e = input_error_of([&] {
+    throw InputError(SourceLocation{"h.yaml", 1, 1}, "bad '" + huge + "'");
+  });
+  EXPECT_LT(e.size(), 4200u);
+  EXPECT_NE(e.find("more bytes of the message left out"), std::string::npos);
 }
 
 }  // namespace cnuas

@@ -1,6 +1,8 @@
 #include "core/inputs/yaml_source.h"
 
+#include <cstdint>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -20,9 +22,72 @@ YamlSource load_yaml_file(const std::string& path, const SourceLocation& referen
   return load_yaml_text(text.str(), path);
 }
 
+namespace {
+
+// YAML is Unicode text: the first byte sequence that is not UTF-8, by line
+// and column (names from the files end up in JSON outputs, which must be UTF-8).
+void require_utf8(const std::string& text, const std::string& name) {
+  int line = 1, column = 1;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    const std::size_t length = b < 0x80         ? 1
+                               : (b >> 5) == 6  ? 2
+                               : (b >> 4) == 14 ? 3
+                               : (b >> 3) == 30 ? 4
+                                                : 0;
+    bool ok = length != 0 && i + length <= text.size();
+    std::uint32_t cp = length == 1 ? b : length == 2 ? b & 0x1F : length == 3 ? b & 0x0F : b & 0x07;
+    for (std::size_t k = 1; ok && k < length; ++k) {
+      const auto c = static_cast<unsigned char>(text[i + k]);
+      ok = (c & 0xC0) == 0x80;
+      cp = (cp << 6) | (c & 0x3F);
+    }
+    // Overlong forms, surrogates and code points past U+10FFFF are not UTF-8 either.
+    static constexpr std::uint32_t kLeast[] = {0, 0, 0x80, 0x800, 0x10000};
+    ok = ok && cp >= kLeast[length] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
+    if (!ok)
+      throw InputError(SourceLocation{name, line, column},
+                       fmt::format("byte {:#04x} is not UTF-8 text; YAML files must be UTF-8", b));
+    if (b == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += length;
+  }
+}
+
+// yaml-cpp keeps every entry of a mapping, lookups find the first: a key
+// given twice would silently take its first value. Every key is declared once.
+void require_unique_keys(const YAML::Node& node, const std::string& name, int depth = 0) {
+  if (depth > 200) throw InputError(location_of(node, name), "YAML nested deeper than 200 levels");
+  if (node.IsMap()) {
+    std::map<std::string, YAML::Mark> seen;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (it->first.IsScalar()) {
+        const auto [where, fresh] = seen.emplace(it->first.Scalar(), it->first.Mark());
+        if (!fresh)
+          throw InputError(location_of(it->first, name),
+                           fmt::format("key '{}' is given twice (first at line {}); each key may "
+                                       "appear once in a mapping",
+                                       it->first.Scalar(), where->second.line + 1));
+      }
+      require_unique_keys(it->second, name, depth + 1);
+    }
+  } else if (node.IsSequence()) {
+    for (const YAML::Node& item : node) require_unique_keys(item, name, depth + 1);
+  }
+}
+
+}  // namespace
+
 YamlSource load_yaml_text(const std::string& text, const std::string& name) {
+  require_utf8(text, name);
   try {
-    return {name, YAML::Load(text)};
+    YamlSource source{name, YAML::Load(text)};
+    require_unique_keys(source.root, name);
+    return source;
   } catch (const YAML::Exception& e) {
     throw parse_error(name, e);
   }

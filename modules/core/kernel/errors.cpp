@@ -1,6 +1,7 @@
 #include "core/kernel/errors.h"
 
 #include <algorithm>
+#include <string>
 
 namespace cnuas {
 
@@ -19,8 +20,18 @@ static size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+std::string InputError::bounded(const std::string& message) {
+  constexpr std::size_t kMost = 4096;
+  if (message.size() <= kMost) return message;
+  std::size_t cut = kMost;
+  while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+  return message.substr(0, cut) + "... (" + std::to_string(message.size() - cut) +
+         " more bytes of the message left out)";
+}
+
 std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;
+  if (word.size() > 256) return best;  // no name is that long; the distance would cost seconds
   size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
   for (const auto& c : candidates) {
     size_t d = edit_distance(word, c);

@@ -24,9 +24,13 @@ struct SourceLocation {
 // Bad input from the user: a file, a flag, a value. Never an internal fault.
 class InputError : public std::runtime_error {
  public:
-  explicit InputError(const std::string& message) : std::runtime_error(message) {}
+  explicit InputError(const std::string& message) : std::runtime_error(bounded(message)) {}
   InputError(const SourceLocation& where, const std::string& message)
-      : std::runtime_error(where.str().empty() ? message : where.str() + ": " + message) {}
+      : std::runtime_error(bounded(where.str().empty() ? message : where.str() + ": " + message)) {}
+
+ private:
+  // A message quoting hostile input (a 10 MB value) is cut to a readable size.
+  static std::string bounded(const std::string& message);
 };
 
 // A fault in Cnuas or in a model's own logic, never the user's input: the
