@@ -223,4 +223,38 @@ TEST(Power, GpuKernelsDrawTheirCountedEnergy) {
   EXPECT_DOUBLE_EQ(energy("device_time: 10 us"), 0.006);
 }
 
+// Supply events reach the shelf their target names, by its full instance
+// name: `shelf` is the top-level one only (it used to hit every element whose
+// short name is shelf), `inner.shelf` the nested one (it used to be dropped).
+TEST(Power, SupplyEventsReachTheShelfTheirFullNameNames) {
+  write_file("inner_rack.yaml",
+             "platform: inner_rack\nelements:\n"
+             "  - {name: shelf, type: cnuas.orv3_shelf, set: {supplies: 3, supply_rating: 1 kW, "
+             "rack: r1}}\n"
+             "  - {name: load, type: cnuas.compute, set: {rate: 1 TFLOP/s, idle_power: 100 W, "
+             "rack: r1}}\n");
+  const std::string platform = write_file(
+      "two_racks.yaml",
+      "platform: two_racks\nelements:\n"
+      "  - {name: shelf, type: cnuas.orv3_shelf, set: {supplies: 3, supply_rating: 1 kW, rack: "
+      "r0}}\n"
+      "  - {name: gpu, type: cnuas.compute, set: {rate: 1 TFLOP/s, idle_power: 100 W, rack: r0}}\n"
+      "  - {name: inner, platform: inner_rack.yaml}\n"
+      "workload:\n  operations:\n"
+      "    - {name: run, path: [gpu], dims: {flops: 10 GFLOP}}\n"
+      "    - {name: nested, event: supply_failure, target: inner.shelf, start: 1 ms}\n"
+      "    - {name: top, event: supply_failure, target: shelf, start: 2 ms, supplies: 2}\n");
+  const std::string trace = scratch_dir() + "/two_racks.jsonl";
+  CommandResult r = run_cnuas("run " + platform + " --trace " + trace);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::pair<std::string, std::uint64_t>> failures;
+  for (const json& line : read_jsonl(trace))
+    if (line.contains("event") && line["event"] == "supply_failure")
+      failures.emplace_back(line["component"], line["t_ps"]);
+  const std::uint64_t ms = 1'000'000'000;
+  const std::vector<std::pair<std::string, std::uint64_t>> expected = {
+      {"two_racks.inner.shelf", 1 * ms}, {"two_racks.shelf", 2 * ms}};
+  EXPECT_EQ(failures, expected);
+}
+
 }  // namespace cnuas

@@ -152,6 +152,19 @@ std::int64_t to_microwatts(const Rational& w) {
   return static_cast<std::int64_t>(Rational(floor) + Rational(1, 2) <= uw ? floor + 1 : floor);
 }
 
+namespace {
+
+// "rack[2].shelf" for the element "<platform>.rack[2].shelf": the name
+// workloads use. (Matching the short name "shelf" sent one rack's event to
+// every rack's shelf.)
+std::string instance_name(const Element& e) {
+  const std::string full = e.name();
+  const std::size_t dot = full.find('.');
+  return dot == std::string::npos ? full : full.substr(dot + 1);
+}
+
+}  // namespace
+
 PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEvent>& supply_events,
                           std::uint64_t makespan, std::uint32_t series_bins) {
   PowerReport report;
@@ -214,7 +227,7 @@ PowerReport roll_up_power(const RunContext& context, const std::vector<SupplyEve
                      [](const Change& x, const Change& y) { return x.at_ps < y.at_ps; });
     std::vector<const SupplyEvent*> supply;
     for (const auto& e : supply_events)
-      if (rack.shelf != nullptr && e.target == rack.shelf->basename()) supply.push_back(&e);
+      if (rack.shelf != nullptr && e.target == instance_name(*rack.shelf)) supply.push_back(&e);
     std::stable_sort(supply.begin(), supply.end(), [](const SupplyEvent* x, const SupplyEvent* y) {
       return x->at_ps < y->at_ps;
     });
