@@ -128,7 +128,8 @@ class Parser {
     if (tok().kind != Token::Kind::Number) fail(tok(), std::string("expected ") + what);
     const Token& t = next();
     std::uint64_t v = 0;
-    if (!parse_integer(t.text, v)) fail(t, std::string("expected an integer ") + what);
+    if (!parse_integer(t.text, v))
+      fail(t, std::string("expected ") + what + ": an integer of at most 64 bits");
     return neg ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
   }
   static bool parse_integer(const std::string& text, std::uint64_t& v) {
@@ -160,7 +161,10 @@ class Parser {
       else
         return false;
       if (d >= base) return false;
-      v = v * base + d;
+      // PTX integers are 64-bit: a longer literal is an error, not a wrapped value.
+      if (__builtin_mul_overflow(v, static_cast<std::uint64_t>(base), &v) ||
+          __builtin_add_overflow(v, static_cast<std::uint64_t>(d), &v))
+        return false;
     }
     return true;
   }

@@ -85,7 +85,13 @@ TEST(PtxErrors, HostileSizesAndNestingAreRefusedWithTheLimit) {
   e = parse_error(".visible .entry k()\n{\n\t.local .b32 l[1000000];\n}\n");
   EXPECT_NE(e.find("a .local variable holds at most 524288"), std::string::npos) << e;
   e = parse_error(".global .b8 g[4294967296][4294967296][2];\n");
-  EXPECT_NE(e.find("bad.ptx:4:27: array size 4294967296 is negative or overflows"), std::string::npos) << e;
+  EXPECT_NE(e.find("bad.ptx:4:27: array size 4294967296 is negative or overflows"),
+            std::string::npos)
+      << e;
+  // A libFuzzer timeout: a 60-digit register count wrapped to 3.8e17 registers.
+  e = parse_error(".visible .entry k()\n{\n\t.reg .pred %p<" + std::string(60, '3') + ">;\n}\n");
+  EXPECT_NE(e.find("expected a register count: an integer of at most 64 bits"), std::string::npos)
+      << e;
   const std::string deep(50000, '(');
   e = parse_error(".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, " + deep + "1" +
                   std::string(50000, ')') + ";\n}\n");
