@@ -113,6 +113,7 @@ int validate_command(const std::vector<std::string>& args) {
   if (options.platform_file.empty())
     throw InputError("validate needs a PLATFORM file or --profile FILE");
   Simulation sim(options);
+  sim.elaborate_only();
   if (vm.count("dump")) {
     dump_platform(sim);
   } else {

@@ -1,5 +1,7 @@
 #include "gpu/arch_config.h"
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "core/inputs/yaml_source.h"
@@ -199,16 +201,33 @@ ArchConfig load_arch_text(const std::string& text, const std::string& name) {
   return parse(load_yaml_text(text, name));
 }
 
-ArchConfig load_arch(const std::string& name_or_path) {
+namespace {
+
+const BuiltinArch* builtin_named(const std::string& name) {
   for (const BuiltinArch& b : builtin_archs())
-    if (name_or_path == b.name)
-      return load_arch_text(b.text, std::string("<built-in ") + b.name + ">");
+    if (name == b.name) return &b;
+  return nullptr;
+}
+
+}  // namespace
+
+void check_arch_reference(const std::string& name_or_path) {
+  if (builtin_named(name_or_path)) return;
   if (name_or_path.find('/') == std::string::npos &&
       name_or_path.find(".yaml") == std::string::npos)
     throw InputError(
         fmt::format("no GPU architecture named '{}'; built-in: {}, or a path to a "
                     "profiles/gpu-arch/*.yaml file",
                     name_or_path, builtin_arch_names()));
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(name_or_path, error))
+    throw InputError(fmt::format("cannot open GPU architecture file '{}'", name_or_path));
+}
+
+ArchConfig load_arch(const std::string& name_or_path) {
+  if (const BuiltinArch* b = builtin_named(name_or_path))
+    return load_arch_text(b->text, std::string("<built-in ") + b->name + ">");
+  check_arch_reference(name_or_path);
   return load_arch_file(name_or_path);
 }
 

@@ -115,6 +115,9 @@ ArchConfig load_arch_file(const std::string& path);
 ArchConfig load_arch_text(const std::string& text, const std::string& name);
 // A built-in profile (h100-sxm, h200-sxm, gtx-1080-ti) or a file path.
 ArchConfig load_arch(const std::string& name_or_path);
+// Throws the InputError load_arch would for an unknown name or a missing file,
+// without reading the file (elements that may never need the model check it).
+void check_arch_reference(const std::string& name_or_path);
 std::string builtin_arch_names();
 
 }  // namespace cnuas::gpu

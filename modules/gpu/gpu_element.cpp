@@ -111,10 +111,18 @@ Gpu::Gpu(sc_core::sc_module_name name, const ParamSet& params)
   bool performance = timing_ == gpu::KernelTiming::Performance;
   for (const auto& [kernel, timing] : kernel_timing_)
     performance |= timing == gpu::KernelTiming::Performance;
-  if (!performance) return;
+  const FieldValue& arch = params.get("architecture");
+  if (!performance) {
+    // Named even when unused: a typo must not wait for the first performance run.
+    try {
+      gpu::check_arch_reference(arch.text);
+    } catch (const InputError& err) {
+      throw InputError(arch.where, fmt::format("{} architecture: {}", owner, err.what()));
+    }
+    return;
+  }
   // The cycle-level model's modules are this element's children, built during
   // elaboration like every other module.
-  const FieldValue& arch = params.get("architecture");
   try {
     performance_ = std::make_unique<gpu::PerformanceGpu>("performance", gpu::load_arch(arch.text),
                                                          params.integer("sample_cycles"));

@@ -45,6 +45,9 @@ class Simulation {
   ~Simulation();
   // Elaborates and runs to completion; writes the requested outputs.
   void run();
+  // Elaborates without running: builds every element, so that `validate`
+  // applies the checks their constructors make, exactly as a run would.
+  void elaborate_only() { elaborate(); }
 
   // Program-driven runs: elaborate, then inject through program_driver() and
   // advance with sc_start; finish() runs what is left and writes the outputs.

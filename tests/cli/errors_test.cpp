@@ -135,6 +135,28 @@ TEST(Errors, ValidateChecksWithoutRunning) {
   EXPECT_NE(r.err.find("prof.yaml:2:12"), std::string::npos) << r.err;
 }
 
+// validate builds every element as run does, so what an element's own
+// constructor refuses (a GPU's compute capability, its architecture name)
+// is refused by validate too, with the same message and exit code.
+TEST(Errors, ValidateRefusesWhatRunRefuses) {
+  for (const std::string& set :
+       {std::string("compute_capability: banana"), std::string("architecture: b100-imaginary")}) {
+    const std::string p = write_file(
+        "vr.yaml",
+        "platform: vr\nelements:\n  - {name: gpu, type: cnuas.gpu, set: {peak_rate: 1 TFLOP/s, "
+        "memory_bandwidth: 1 TB/s, " +
+            set +
+            "}}\nworkload:\n  operations:\n    - {name: k, path: [gpu], dims: {flops: 1 "
+            "GFLOP}}\n");
+    const CommandResult validated = run_cnuas("validate " + p);
+    const CommandResult ran = run_cnuas("run " + p);
+    EXPECT_EQ(validated.exit_code, 2) << set << ": " << validated.out;
+    EXPECT_EQ(ran.exit_code, 2) << set;
+    EXPECT_NE(validated.err.find("vr.yaml:3:"), std::string::npos) << validated.err;
+    EXPECT_EQ(validated.err, ran.err) << set;
+  }
+}
+
 TEST(Errors, ListModelsAndDescribe) {
   CommandResult r = run_cnuas("list-models");
   EXPECT_EQ(r.exit_code, 0);
