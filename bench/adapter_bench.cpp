@@ -118,7 +118,7 @@ int sc_main(int argc, char* argv[]) {
     WorkDims dims;
     dims.set(WorkDim::Bytes, 1500 + 64 * s);
     const OperationSpec& spec =
-        context.add_spec({"stream" + std::to_string(s), dims, true, false, ""});
+        context.add_spec({"stream" + std::to_string(s), dims, true, false, "", ""});
     injector.streams.emplace_back();
     for (std::size_t k = 0; k < ops_per_stream; ++k) {
       Operation op;

@@ -48,7 +48,7 @@ double AnalyticProbe::analytic_s(const WorkDims& dims) {
     if (!dims.has(d))
       throw InputError(fmt::format("{} needs work dimension '{}' in every observation", doc_.type,
                                    work_dim_name(d)));
-  OperationSpec spec{"observation", dims, false, false, ""};
+  OperationSpec spec{"observation", dims, false, false, "", ""};
   Route route{{element_.get()}, {0}, 0, {}};
   Operation op;
   op.spec = &spec;

@@ -179,7 +179,8 @@ void Simulation::build_operations(DependencyGraph& graph) {
           WorkDims dims = desc.dims;
           dims.set(WorkDim::Bytes, t.bytes);
           if (t.reduce) dims.set(WorkDim::ReduceBytes, t.bytes);
-          spec = &context.add_spec({desc.name, dims, true, desc.read, desc.request});
+          spec =
+              &context.add_spec({desc.name, dims, true, desc.read, desc.request, desc.where.str()});
         }
         const Route*& route = route_of_pair[{t.source, t.target}];
         if (route == nullptr)
@@ -194,8 +195,8 @@ void Simulation::build_operations(DependencyGraph& graph) {
       }
     } else {
       const Route& route = route_along(desc.path);
-      const OperationSpec& spec =
-          context.add_spec({desc.name, desc.dims, desc.repeat > 1, desc.read, desc.request});
+      const OperationSpec& spec = context.add_spec(
+          {desc.name, desc.dims, desc.repeat > 1, desc.read, desc.request, desc.where.str()});
       std::uint32_t previous = DependencyGraph::kNone;
       for (std::uint32_t i = 0; i < desc.repeat; ++i) {
         const std::uint64_t earliest = desc.start_ps + (desc.periodic ? i * desc.interval_ps : 0);

@@ -83,6 +83,40 @@ TEST(Errors, OverflowFromUserFiguresIsNotAnInternalError) {
       "1152921504606846976}}\n");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+  // The message names the workload entry too (the line of `- {name: huge`).
+  EXPECT_NE(r.err.find("o3.yaml:6:7: p.slow (cnuas.pipe): cannot serve operation 'huge'"),
+            std::string::npos)
+      << r.err;
+}
+
+// A start near 2^64 ps ended in "internal error: simulation ended with 2 of 3
+// operations complete" (exit 1): workload times are capped at 10^6 s, the
+// last repetition's start included, each refused at its place.
+TEST(Errors, WorkloadTimesPastTheLongestRunAreRefused) {
+  const std::string head =
+      "platform: p\nelements:\n  - {name: a, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
+      "workload:\n  operations:\n";
+  CommandResult r = run_platform_text(
+      "t1.yaml", head +
+                     "    - {name: x, path: [a], dims: {bytes: 1}, start: 18446744073709551615 "
+                     "ps, repeat: 3, interval: 1 s}\n");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("t1.yaml:6:53: operation 'x' start: '18446744073709551615 ps' is past the "
+                       "longest run accepted (1000000 s)"),
+            std::string::npos)
+      << r.err;
+  r = run_platform_text("t2.yaml", head +
+                                       "    - {name: x, path: [a], dims: {bytes: 1}, repeat: "
+                                       "3, interval: 600000 s}\n");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("t2.yaml:6:67: operation 'x': its last repetition would start past"),
+            std::string::npos)
+      << r.err;
+  // 2 x 500000 s is exactly the limit: accepted, and the last copy starts then.
+  r = run_platform_text("t3.yaml", head +
+                                       "    - {name: x, path: [a], dims: {bytes: 1}, repeat: "
+                                       "3, interval: 500000 s}\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST(Errors, ModelLogicErrorIsAnInternalErrorNamingElementAndOperation) {

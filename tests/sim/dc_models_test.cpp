@@ -87,7 +87,7 @@ TEST(DcModels, PcieReadAddsTheRoundTripAndRespectsTheTagWindow) {
   // 1 MiB: 4096 TLPs add 98304 B; 1146880 B = 36.4 us on the wire, + 1 us round trip
   // = 37.4 us, beating the window bound of 2048 requests / 64 tags x 1 us = 32 us.
   const OperationSpec& big =
-      RunContext::current().add_spec({"big", bytes(1 << 20), false, true, ""});
+      RunContext::current().add_spec({"big", bytes(1 << 20), false, true, "", ""});
   // 64 KiB with 2 tags: 128 requests / 2 = 64 round trips = 64 us, beating 2.275 us + 1 us.
   Operation& a = make_operation("unused", bytes(1), StageMode::Serial, {pcie.get()});
   a.spec = &big;
@@ -211,7 +211,7 @@ TEST(DcModels, BmcRequestKinds) {
   auto bmc = make_element<Bmc>(
       "bmc", {{"sensor_read", "2 ms"}, {"redfish_get", "50 ms"}, {"ipmi_command", "5 ms"}});
   const OperationSpec& spec = RunContext::current().add_spec(
-      {"poll", dims({{WorkDim::Requests, 3}}), false, false, "redfish_get"});
+      {"poll", dims({{WorkDim::Requests, 3}}), false, false, "redfish_get", ""});
   TestInitiator initiator("initiator");
   initiator.out.bind(bmc->in);
   Operation& op = make_operation("unused", bytes(0), StageMode::Serial, {bmc.get()});

@@ -45,7 +45,7 @@ inline Operation& make_operation(const std::string& name, WorkDims dims, StageMo
   route.path = std::move(path);
   route.out_port.assign(route.path.size(), 0);
   route.initiator_port = initiator_port;
-  const OperationSpec& spec = RunContext::current().add_spec({name, dims, false, false, ""});
+  const OperationSpec& spec = RunContext::current().add_spec({name, dims, false, false, "", ""});
   Operation op;
   op.spec = &spec;
   op.dims = &spec.dims;

@@ -27,13 +27,24 @@ void require_element(const PlatformDesc& platform, const std::string& name,
                          hint.empty() ? "" : " (did you mean '" + hint + "'?)", join_names(names)));
 }
 
+// Workload times (starts, intervals, the last repetition's start) stay within
+// 10^6 s (about 11.6 days): simulated time is 64-bit picoseconds, and every
+// stage of the run must still fit after them.
+constexpr std::uint64_t kMaxWorkloadTimePs = 1'000'000'000'000'000'000ULL;
+
 std::uint64_t time_value(const YAML::Node& n, const std::string& file, const std::string& what) {
   std::string text = scalar_text(n, file, what);
+  Rational ps;
   try {
-    return parse_quantity(text, Dimension::Time).value.ceil_u64();
+    ps = parse_quantity(text, Dimension::Time).value;
   } catch (const UnitError& e) {
     throw InputError(location_of(n, file), what + ": " + e.message);
   }
+  if (Rational(kMaxWorkloadTimePs) < ps)
+    throw InputError(location_of(n, file),
+                     fmt::format("{}: '{}' is past the longest run accepted (1000000 s)", what,
+                                 text.substr(0, 60)));
+  return ps.ceil_u64();
 }
 
 // Every element on `path` gets the work dimensions and request kind it needs.
@@ -325,6 +336,13 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file,
   if (const YAML::Node i = o["interval"]) {
     op.interval_ps = time_value(i, file, who + " interval");
     op.periodic = true;
+    const u128 last = static_cast<u128>(op.start_ps) +
+                      static_cast<u128>(op.repeat - 1) * static_cast<u128>(op.interval_ps);
+    if (last > kMaxWorkloadTimePs)
+      throw InputError(location_of(i, file),
+                       fmt::format("{}: its last repetition would start past the longest run "
+                                   "accepted (1000000 s)",
+                                   who));
   }
   if (const YAML::Node a = o["after"]) {
     if (a.IsScalar()) {

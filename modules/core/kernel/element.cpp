@@ -224,6 +224,13 @@ void Element::calibrate(StagePlan& plan, const Operation& op) {
   }
 }
 
+// "<workload file:line:col>: <element>: cannot serve operation 'x#0': why".
+std::string Element::served_badly(const Operation& op, const std::string& why) const {
+  const std::string message =
+      describe(fmt::format("cannot serve operation '{}': {}", op.name(), why));
+  return op.spec->where.empty() ? message : op.spec->where + ": " + message;
+}
+
 void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready_ps) {
   if (context_.failed()) return;  // the run is stopping
   const Stage context{op, stage};
@@ -233,12 +240,10 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
     if (calibration_) calibrate(p, op);
     book(context, p, ready_ps, b);
   } catch (const InputError& e) {
-    context_.fail_input(
-        describe(fmt::format("cannot serve operation '{}': {}", op.name(), e.what())));
+    context_.fail_input(served_badly(op, e.what()));
     return;
   } catch (const OverflowError& e) {  // exact arithmetic on the user's figures left 128 bits
-    context_.fail_input(
-        describe(fmt::format("cannot serve operation '{}': {}", op.name(), e.what())));
+    context_.fail_input(served_badly(op, e.what()));
     return;
   } catch (const std::exception& e) {
     // Anything else is the model's own fault, not the input's.

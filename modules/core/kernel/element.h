@@ -132,6 +132,7 @@ class Element : public sc_core::sc_module {
 
   // Called by the scheduler when simulated time reaches the stage's ready time.
   void book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready_ps);
+  std::string served_badly(const Operation& op, const std::string& why) const;
 
  protected:
   // Elements whose lanes follow their connections say how many they need

@@ -39,6 +39,7 @@ struct OperationSpec {
   bool repeated = false;  // instances are named "name#i"
   bool read = false;      // a read (data flows back): PCIe adds the read-request round trip
   std::string request;    // management request kind, for BMC-class elements
+  std::string where;      // "file:line:col" of its workload entry, for messages ("" if none)
 };
 
 // One cache line per operation instance: large workloads stay cache-friendly.

@@ -83,7 +83,7 @@ const Route& PlatformSession::local(const std::string& element) {
 void PlatformSession::inject(std::uint64_t id, const std::string& name, const Route& route,
                              const WorkDims& dims, bool read, std::uint64_t ready_ps) {
   RunContext& context = simulation_->context();
-  const OperationSpec& spec = context.add_spec({name, dims, false, read, ""});
+  const OperationSpec& spec = context.add_spec({name, dims, false, read, "", ""});
   Operation op;
   op.spec = &spec;
   op.dims = &spec.dims;
