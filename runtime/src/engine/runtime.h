@@ -175,6 +175,11 @@ class Runtime {
   DeviceState& device(int d) { return devices_[static_cast<std::size_t>(d)]; }
   void fill_properties(cudaDeviceProp& p, int device) const;
   cudaError_t attribute(int* value, int attr, int device) const;
+  // The primary context of device d reset (cuDevicePrimaryCtxReset,
+  // engine/device_reset.cpp): waits for issued work, then frees the device's
+  // cudaMalloc/cuMemAlloc and managed memory, destroys its streams and events,
+  // and clears a kernel's sticky fault.
+  void reset_device(int d);
   cudaError_t enable_peer(int peer);
   cudaError_t disable_peer(int peer);
   bool can_access_peer(int device, int peer);
