@@ -54,6 +54,9 @@ struct MemoryPool {
   int device = 0;
   abi::MemPoolProps props{};
   bool is_default = false;
+  // Pinned host memory (cudaMemLocationTypeHost/HostNuma) rather than the
+  // device's; `device` is then the device current when it was created.
+  bool host = false;
   bool destroyed = false;              // by the program; it goes once nothing of it is outstanding
   std::shared_ptr<MemoryPool> source;  // an imported pool: the pool it stands for
   // Attributes.

@@ -192,6 +192,7 @@ class Runtime {
   const Allocation* find(const void* ptr) const;
   MemoryKind kind_of(const void* ptr, int* device) const;
   ptx::DeviceMemory& memory() { return memory_; }
+  HostMappings& host_mappings() { return host_mappings_; }  // pinned and managed host pages
   Array* make_array(const cudaChannelFormatDesc& desc, std::size_t w, std::size_t h, std::size_t d,
                     unsigned flags);
   Array* array(cudaArray_const_t a);
