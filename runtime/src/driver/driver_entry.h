@@ -41,6 +41,20 @@ inline int device_of(CUcontext c) {
   return static_cast<int>(reinterpret_cast<std::uintptr_t>(c)) - 1;
 }
 
+// The CUDA runtime's last error is the runtime's: a driver call leaves the
+// calling thread's unchanged, though the engine records the errors it returns.
+class KeepRuntimeLastError {
+ public:
+  explicit KeepRuntimeLastError(Runtime& rt) : rt_(rt), saved_(rt.thread_last_error()) {}
+  ~KeepRuntimeLastError() { rt_.set_thread_last_error(saved_); }
+  KeepRuntimeLastError(const KeepRuntimeLastError&) = delete;
+  KeepRuntimeLastError& operator=(const KeepRuntimeLastError&) = delete;
+
+ private:
+  Runtime& rt_;
+  cudaError_t saved_;
+};
+
 // For one per-thread default stream entry point (_ptsz/_ptds): the NULL
 // stream means the per-thread default stream (CU_STREAM_PER_THREAD) rather
 // than the legacy one. The runtime lock is held around it.
@@ -64,6 +78,7 @@ class PerThreadStreamScope {
   std::lock_guard<std::recursive_mutex> cnuas_guard(::cnuas::cuda::Runtime::lock());         \
   if (!::cnuas::cuda::Runtime::initialized()) return ::cnuas::cuda::driver::kNotInitialized; \
   ::cnuas::cuda::Runtime& rt = ::cnuas::cuda::Runtime::get();                                \
+  const ::cnuas::cuda::driver::KeepRuntimeLastError cnuas_keep_last_error(rt);               \
   if (rt.timeline().in_effect()) return ::cnuas::cuda::driver::kNotPermitted;                \
   if (rt.sticky() != cudaSuccess) return ::cnuas::cuda::driver::driver_code(rt.sticky())
 

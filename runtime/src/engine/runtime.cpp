@@ -202,6 +202,14 @@ cudaError_t Runtime::take_last_error() {
   return e;
 }
 
+cudaError_t Runtime::thread_last_error() const {
+  return t_last_error;
+}
+
+void Runtime::set_thread_last_error(cudaError_t e) {
+  t_last_error = e;
+}
+
 cudaError_t Runtime::peek_last_error() const {
   return sticky() != cudaSuccess ? sticky() : t_last_error;
 }

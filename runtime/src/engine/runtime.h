@@ -149,6 +149,10 @@ class Runtime {
   cudaError_t record(cudaError_t e);  // sets the thread's last error when e != success
   cudaError_t take_last_error();
   cudaError_t peek_last_error() const;
+  // The calling thread's recorded last error itself (no sticky fault), and
+  // putting one back: the driver API keeps it unchanged around its calls.
+  cudaError_t thread_last_error() const;
+  void set_thread_last_error(cudaError_t e);
   // Names an unsupported call on stderr once and returns cudaErrorNotSupported.
   cudaError_t unsupported(const char* function);
   LogLevel log_level() const { return log_level_; }  // CNUAS_LOG
