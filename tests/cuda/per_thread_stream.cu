@@ -5,7 +5,8 @@
 // per-thread default stream. What CUDA documents and this program checks:
 //  - the per-thread default stream does not wait for other blocking streams,
 //  - the legacy default stream does, and
-//  - the per-thread default stream waits for the legacy one (it is not non-blocking).
+//  - the per-thread default stream waits for the legacy one (it is not non-blocking),
+//  - each host thread has its own, which does not wait for another thread's.
 // Order is read from simulated event times: a 16 MiB pinned copy on a blocking
 // stream s1 takes ~0.6 ms on PCIe Gen4 x16, a memset or a small kernel a few us.
 #include <cuda.h>
@@ -13,6 +14,7 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
+#include <thread>
 #include <vector>
 
 #include "cu_check.h"
@@ -188,6 +190,33 @@ int main() {
   for (int i = 0; i < n; ++i) CHECK(host[i] == 21 + i);
   CU_OK(cuGraphExecDestroy(exec));
   CUDA_OK(cudaGraphDestroy(graph));
+
+  // 3. Another host thread's per-thread default stream is its own: another
+  // stream, and its work does not wait for a copy on this thread's.
+  unsigned long long other_id = 0;
+  int other_failed = 0;
+  CUDA_OK(cudaEventRecord(t0, 0));
+  CUDA_OK(cudaMemcpyAsync(big_dev, pinned, big, cudaMemcpyHostToDevice, 0));
+  CUDA_OK(cudaEventRecord(s1_done, 0));
+  std::thread other([&] {
+    if (cudaSetDevice(0) != cudaSuccess ||
+        cuStreamGetId(CU_STREAM_PER_THREAD, &other_id) != CUDA_SUCCESS) {
+      other_failed = 1;
+      return;
+    }
+    fill<<<16, 256>>>(small, n, 31);  // on this thread's stream 0
+    if (cudaEventRecord(probe, 0) != cudaSuccess || cudaStreamSynchronize(0) != cudaSuccess)
+      other_failed = 2;
+  });
+  other.join();
+  CUDA_OK(cudaDeviceSynchronize());
+  CHECK(other_failed == 0);
+  CHECK(other_id != per_thread_id && other_id != legacy_id);
+  std::printf("other thread: kernel on its stream 0 done at %.4f ms of %.4f\n",
+              ms_between(t0, probe), ms_between(t0, s1_done));
+  CHECK(ms_between(t0, probe) < ms_between(t0, s1_done) / 4);
+  CUDA_OK(cudaMemcpy(host.data(), small, n * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) CHECK(host[i] == 31 + i);
 
   // An entry point whose base the simulator lacks still names itself and fails cleanly.
   CU_OK(cuGetProcAddress("cuStreamAttachMemAsync", &fn, 13000,

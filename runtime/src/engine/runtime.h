@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/kernel/log.h"
@@ -108,6 +109,11 @@ struct Event {
 struct DeviceState {
   DeviceDesc desc;
   std::unique_ptr<Stream> legacy, per_thread;
+  // The per-thread default stream is each host thread's own: `per_thread`
+  // belongs to the first thread that uses one, the others' are made on their
+  // first use (Runtime::stream).
+  std::thread::id per_thread_owner;
+  std::map<std::thread::id, std::unique_ptr<Stream>> other_per_thread;
   std::uint64_t allocated = 0;
   std::set<int> peers;
   unsigned flags = 0;
@@ -266,6 +272,8 @@ class Runtime {
 
   // ---- streams and events ----
   Stream* stream(cudaStream_t s);  // nullptr for an unknown handle
+  // The calling host thread's per-thread default stream on the current device.
+  Stream* per_thread_stream();
   Stream* create_stream(unsigned flags, int priority);
   cudaError_t destroy_stream(cudaStream_t s);
   // Issues a command; the first host function starts the helper that runs
