@@ -78,6 +78,41 @@ int main() {
     CHECK(attribute(pool, cudaMemPoolAttrReservedMemCurrent) == 0);
     CUDA_OK(cudaMemPoolDestroy(pool));
   }
+  // The host's default pool (CUDA 13): the current host pool until another is set.
+  cudaMemLocation host = {};
+  host.type = cudaMemLocationTypeHost;
+  cudaMemPool_t host_default = nullptr, current = nullptr, device_default = nullptr;
+  CUDA_OK(cudaMemGetDefaultMemPool(&host_default, &host, cudaMemAllocationTypePinned));
+  CUDA_OK(cudaDeviceGetDefaultMemPool(&device_default, 0));
+  CHECK(host_default != nullptr && host_default != device_default);
+  CUDA_OK(cudaMemGetMemPool(&current, &host, cudaMemAllocationTypePinned));
+  CHECK(current == host_default);
+  int* y = nullptr;
+  CUDA_OK(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&y), 4096, host_default, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  cudaPointerAttributes ya;
+  CUDA_OK(cudaPointerGetAttributes(&ya, y));
+  CHECK(ya.type == cudaMemoryTypeHost);
+  y[1023] = 7;  // the host writes it directly
+  CUDA_OK(cudaFreeAsync(y, s));
+  const cudaMemPoolProps mine_props = host_props(cudaMemLocationTypeHost, 0);
+  cudaMemPool_t mine;
+  CUDA_OK(cudaMemPoolCreate(&mine, &mine_props));
+  CUDA_OK(cudaMemSetMemPool(&host, cudaMemAllocationTypePinned, mine));
+  CUDA_OK(cudaMemGetMemPool(&current, &host, cudaMemAllocationTypePinned));
+  CHECK(current == mine);
+  // A device pool is not the host's; the default pool cannot be destroyed.
+  CHECK(cudaMemSetMemPool(&host, cudaMemAllocationTypePinned, device_default) ==
+        cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  CHECK(cudaMemPoolDestroy(host_default) == cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  // Destroying the current host pool makes the default current again.
+  CUDA_OK(cudaMemPoolDestroy(mine));
+  CUDA_OK(cudaMemGetMemPool(&current, &host, cudaMemAllocationTypePinned));
+  CHECK(current == host_default);
+  CUDA_OK(cudaStreamSynchronize(s));
+
   // The simulated host has one NUMA node, 0.
   const cudaMemPoolProps numa1 = host_props(cudaMemLocationTypeHostNuma, 1);
   cudaMemPool_t pool;

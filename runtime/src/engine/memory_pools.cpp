@@ -67,7 +67,31 @@ MemoryPool* MemoryPools::pool(const void* handle) const {
   return f == pools_.end() || f->second->destroyed ? nullptr : f->second.get();
 }
 
+MemoryPool* MemoryPools::default_pool(int device) {
+  if (device != kHost) return defaults_[static_cast<std::size_t>(device)];
+  if (!default_host_) {
+    auto p = std::make_shared<MemoryPool>();
+    p->device = rt_.current_device();
+    p->host = true;
+    p->props.alloc_type = abi::kAllocationPinned;
+    p->props.location = {abi::kLocationHost, 0};
+    p->is_default = true;
+    default_host_ = add(std::move(p));
+  }
+  return default_host_;
+}
+
+MemoryPool* MemoryPools::current_pool(int device) {
+  if (device != kHost) return current_[static_cast<std::size_t>(device)];
+  return current_host_ ? current_host_ : default_pool(kHost);
+}
+
 cudaError_t MemoryPools::set_current(int device, MemoryPool* pool) {
+  if (device == kHost) {
+    if (!pool || pool->source || !pool->host) return kInvalidValue;
+    current_host_ = pool;
+    return cudaSuccess;
+  }
   if (!pool || pool->source || pool->host || pool->device != device) return kInvalidValue;
   current_[static_cast<std::size_t>(device)] = pool;
   return cudaSuccess;
@@ -101,6 +125,7 @@ cudaError_t MemoryPools::create(MemoryPool** out, const abi::MemPoolProps* props
 cudaError_t MemoryPools::destroy(MemoryPool* pool) {
   if (!pool || pool->is_default) return kInvalidValue;
   pool->destroyed = true;
+  if (pool == current_host_) current_host_ = nullptr;  // back to the default host pool
   if (!pool->source && current_[static_cast<std::size_t>(pool->device)] == pool)
     current_[static_cast<std::size_t>(pool->device)] =
         defaults_[static_cast<std::size_t>(pool->device)];
