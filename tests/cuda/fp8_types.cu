@@ -2,7 +2,8 @@
 // instructions nvcc emits for sm_89+ (cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32,
 // cvt.rn.f16x2.{e4m3x2,e5m2x2}), the host with the header's own software
 // conversion; both must give the same bits for every input, and the values
-// back in float must agree too.
+// back in float must agree too. An e4m3 mma.sync product is checked against
+// the host product of the values the header decodes.
 #include <cuda_fp8.h>
 
 #include <cmath>
@@ -22,6 +23,27 @@ __global__ void to_fp8(const float* in, int n, unsigned char* e4m3, unsigned cha
     e4m3_back[i] = static_cast<float>(a);
     e5m2_back[i] = static_cast<float>(b);
   }
+}
+
+// One m16n8k32 e4m3 x e4m3 + f32 tensor-core product (PTX ISA fragment layout,
+// groupID g = lane / 4, t = lane % 4): A row-major 16 x 32, B column j at b[j * 32 + k].
+__global__ void mma_e4m3(const unsigned char* a, const unsigned char* b, float* c) {
+  const unsigned lane = threadIdx.x, g = lane / 4, t = lane % 4;
+  unsigned fa[4] = {0, 0, 0, 0}, fb[2] = {0, 0};
+  for (int r = 0; r < 4; ++r)
+    for (int p = 0; p < 4; ++p)
+      fa[r] |= static_cast<unsigned>(a[(g + (r & 1 ? 8 : 0)) * 32 + 4 * t + p + (r & 2 ? 16 : 0)])
+               << (8 * p);
+  for (int r = 0; r < 2; ++r)
+    for (int p = 0; p < 4; ++p)
+      fb[r] |= static_cast<unsigned>(b[g * 32 + 4 * t + p + (r ? 16 : 0)]) << (8 * p);
+  float d[4] = {0, 0, 0, 0};
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(fa[0]), "r"(fa[1]), "r"(fa[2]), "r"(fa[3]), "r"(fb[0]), "r"(fb[1]));
+  for (int i = 0; i < 4; ++i) c[(g + (i & 2 ? 8 : 0)) * 8 + 2 * t + (i & 1)] = d[i];
 }
 
 static bool same_float(float x, float y) {
@@ -73,6 +95,42 @@ int main() {
   // Hand-checked: 448 and +infinity give e4m3's largest finite, 0x7e (saturating);
   // 57344 is e5m2's largest finite, 0x7b.
   CHECK(e4[2] == 0x7e && e4[8] == 0x7e && e5[5] == 0x7b);
+  // The tensor-core product of e4m3 operands the header encodes on the host,
+  // against the host product of their float values (small values: exact sums).
+  std::vector<unsigned char> a(16 * 32), b(8 * 32);
+  std::vector<float> af(a.size()), bf(b.size());
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    const __nv_fp8_e4m3 v(static_cast<float>(static_cast<int>(k * 7 % 13) - 6) * 0.25f);
+    a[k] = v.__x;
+    af[k] = float(v);
+  }
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    const __nv_fp8_e4m3 v(static_cast<float>(static_cast<int>(k * 5 % 11) - 5) * 0.5f);
+    b[k] = v.__x;
+    bf[k] = float(v);
+  }
+  unsigned char *d_a = nullptr, *d_b = nullptr;
+  float* d_c = nullptr;
+  CUDA_OK(cudaMalloc(&d_a, a.size()));
+  CUDA_OK(cudaMalloc(&d_b, b.size()));
+  CUDA_OK(cudaMalloc(&d_c, 128 * sizeof(float)));
+  CUDA_OK(cudaMemcpy(d_a, a.data(), a.size(), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(d_b, b.data(), b.size(), cudaMemcpyHostToDevice));
+  mma_e4m3<<<1, 32>>>(d_a, d_b, d_c);
+  CUDA_OK(cudaGetLastError());
+  std::vector<float> c(128);
+  CUDA_OK(cudaMemcpy(c.data(), d_c, c.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j) {
+      double sum = 0;
+      for (int k = 0; k < 32; ++k) sum += double{af[i * 32 + k]} * bf[j * 32 + k];
+      if (c[i * 8 + j] != static_cast<float>(sum)) {
+        std::fprintf(stderr, "mma c[%d][%d] = %g, expected %g\n", i, j, c[i * 8 + j], sum);
+        return 1;
+      }
+    }
+  for (void* p : {static_cast<void*>(d_a), static_cast<void*>(d_b), static_cast<void*>(d_c)})
+    CUDA_OK(cudaFree(p));
   for (void* p : {static_cast<void*>(d_in), static_cast<void*>(d_b4), static_cast<void*>(d_b5),
                   static_cast<void*>(d_e4), static_cast<void*>(d_e5)})
     CUDA_OK(cudaFree(p));
