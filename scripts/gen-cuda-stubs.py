@@ -23,6 +23,7 @@ def implemented(paths):
         names.update(re.findall(r"^[A-Za-z_][\w \*]*?\b((?:cuda|__cuda|cu)\w+)\(", text, re.M))
         for suffix, name in re.findall(r"CUDART_PER_THREAD\((_pt\w+),\s*[^,]+,\s*(\w+)", text):
             names.add(name + suffix)
+        names.update(re.findall(r"DRIVER_PER_THREAD\((cu\w+),", text))
     return names
 
 

@@ -5,6 +5,8 @@
 #include <set>
 #include <vector>
 
+#include "fp8.h"
+
 namespace cnuas::ptx {
 namespace {
 
@@ -56,7 +58,7 @@ const std::map<std::string, Flag>& flags() {
       {"wide", kWide}, {"uni", kUni},         {"shiftamt", kShiftAmt},
       {"cc", kCc},     {"clamp", kClamp},     {"wrap", kWrap},
       {"NaN", kNaN},   {"aligned", kAligned}, {"sync", kSync},
-      {"to", kTo}};
+      {"to", kTo},     {"relu", kRelu},       {"satfinite", kSatFinite}};
   return m;
 }
 
@@ -439,18 +441,49 @@ bool architected_layout_known(const Instruction& inst) {
     return mx.m == 8 && mx.n == 8 && (inst.type == Type::B16 || inst.type == Type::None);
   auto half = [](Type t) { return t == Type::F16 || t == Type::BF16; };
   auto byte = [](Type t) { return t == Type::S8 || t == Type::U8; };
-  const bool f_acc = mx.c == Type::F32 || (mx.c == Type::F16 && mx.a == Type::F16);
-  const bool d_ok = mx.d == mx.c || (mx.c == Type::F32 && mx.d == Type::F32);
-  if (mx.m == 16 && mx.n == 8 && (mx.k == 16 || mx.k == 8) && half(mx.a) && mx.b == mx.a && f_acc &&
-      d_ok)
+  auto f16_or_f32 = [](Type t) { return t == Type::F16 || t == Type::F32; };
+  // f16 inputs take f16 or f32 for C and D independently; bf16 only f32.
+  const bool accumulators = mx.a == Type::F16 ? f16_or_f32(mx.c) && f16_or_f32(mx.d)
+                                              : mx.c == Type::F32 && mx.d == Type::F32;
+  if (mx.m == 16 && mx.n == 8 && (mx.k == 16 || mx.k == 8) && half(mx.a) && mx.b == mx.a &&
+      accumulators)
     return true;
-  if (mx.m == 16 && mx.n == 8 && mx.k == 8 && mx.a == Type::TF32 && mx.b == Type::TF32 &&
-      mx.c == Type::F32)
+  if (mx.m == 16 && mx.n == 8 && (mx.k == 4 || mx.k == 8) && mx.a == Type::TF32 &&
+      mx.b == Type::TF32 && mx.c == Type::F32)
     return true;
   if (mx.m == 16 && mx.n == 8 && (mx.k == 16 || mx.k == 32) && byte(mx.a) && byte(mx.b) &&
       mx.c == Type::S32)
     return true;
+  auto fp8 = [](Type t) { return t == Type::E4M3 || t == Type::E5M2; };
+  if (mx.m == 16 && mx.n == 8 && (mx.k == 16 || mx.k == 32) && fp8(mx.a) && fp8(mx.b) &&
+      f16_or_f32(mx.c) && f16_or_f32(mx.d))
+    return true;
   return mx.m == 8 && mx.n == 8 && mx.k == 4 && mx.a == Type::F64 && mx.c == Type::F64;
+}
+
+// The cvt forms with 8-bit float pairs the PTX ISA defines (sm_89+):
+// cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2} and
+// cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}. Empty when inst is one, else why not.
+static std::string fp8_cvt_problem(const Instruction& inst) {
+  auto pair = [](Type t) { return t == Type::E4M3x2 || t == Type::E5M2x2; };
+  auto scalar = [](Type t) { return t == Type::E4M3 || t == Type::E5M2; };
+  if (scalar(inst.type) || scalar(inst.type2))
+    return "cvt with a scalar .e4m3/.e5m2 (cvt takes the packed pairs .e4m3x2/.e5m2x2)";
+  if (inst.round != Round::Rn) return "an fp8 cvt without .rn (the only rounding it takes)";
+  if (pair(inst.type)) {
+    if (inst.type2 != Type::F32 && inst.type2 != Type::F16x2)
+      return "cvt to ." + std::string(type_name(inst.type)) + " from ." +
+             std::string(type_name(inst.type2)) + " (the sources are .f32 pairs and .f16x2)";
+    if (!inst.has(kSatFinite))
+      return "cvt to ." + std::string(type_name(inst.type)) +
+             " without .satfinite (the PTX ISA requires it)";
+    return {};
+  }
+  if (inst.type != Type::F16x2)
+    return "cvt from ." + std::string(type_name(inst.type2)) + " to ." +
+           std::string(type_name(inst.type)) + " (fp8 pairs convert to .f16x2)";
+  if (inst.has(kSatFinite)) return "cvt from an fp8 pair with .satfinite";
+  return {};
 }
 
 // Operand counts and modifiers of the video instructions (selectors are checked by the parser).
@@ -606,6 +639,29 @@ void check_supported(Instruction& inst) {
     return;
   }
   if (inst.type == Type::B128) inst.unsupported = "128-bit (.b128) operands are not implemented";
+  if (inst.op == Opcode::mma && inst.unsupported.empty() && !architected_layout_known(inst)) {
+    const MatrixOp& mx = inst.matrix;
+    inst.unsupported =
+        "the mma form m" + std::to_string(mx.m) + "n" + std::to_string(mx.n) + "k" +
+        std::to_string(mx.k) + "." + std::string(type_name(mx.d)) + "." +
+        std::string(type_name(mx.a)) + "." + std::string(type_name(mx.b)) + "." +
+        std::string(type_name(mx.c)) +
+        " (fragment layouts known: m16n8k8/k16 f16/bf16, m16n8k4/k8 tf32, m16n8k16/k32 "
+        "s8/u8 and e4m3/e5m2, m8n8k4 f64)";
+  }
+  const bool fp8_cvt = inst.op == Opcode::cvt && (is_fp8(inst.type) || is_fp8(inst.type2));
+  if (fp8_cvt) {
+    if (std::string why = fp8_cvt_problem(inst); !why.empty()) inst.unsupported = why;
+  } else if (inst.op != Opcode::mma && inst.op != Opcode::wmma &&
+             (inst.has(kRelu) || inst.has(kSatFinite))) {
+    inst.unsupported = std::string("the modifier .") + (inst.has(kRelu) ? "relu" : "satfinite") +
+                       " of " + std::string(opcode_name(inst.op)) +
+                       " (implemented on the fp8 cvt forms)";
+  } else if (inst.op != Opcode::cvt && inst.op != Opcode::mma && inst.op != Opcode::wmma &&
+             is_fp8(inst.type)) {
+    inst.unsupported = std::string(opcode_name(inst.op)) + " on ." +
+                       std::string(type_name(inst.type)) + " (fp8 is taken by cvt and mma)";
+  }
   const bool transcendental = inst.op == Opcode::sin || inst.op == Opcode::cos ||
                               inst.op == Opcode::lg2 || inst.op == Opcode::rsqrt;
   if (transcendental && inst.type != Type::F32 && inst.type != Type::F64)

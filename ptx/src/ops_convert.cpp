@@ -1,7 +1,8 @@
-// cvt between every pair of types (rounding, saturation, .ftz, .relu,
-// .satfinite), cvta between generic and state-space addresses, isspacep.
+// cvt between every pair of types (rounding, saturation, .ftz; .relu and
+// .satfinite on the fp8 pairs), cvta between generic and state-space addresses, isspacep.
 #include <cmath>
 
+#include "fp8.h"
 #include "half.h"
 #include "lanes.h"
 #include "rounding.h"
@@ -138,6 +139,34 @@ u64 int_to_int(u64 v, Type src, Type dst, bool sat) {
   return truncate(static_cast<u64>(c), db);
 }
 
+// The fp8 pair forms (the decoder admits only those the PTX ISA defines):
+// cvt.rn.satfinite{.relu}.f8x2.f32 d, a, b puts a in the high byte and b in
+// the low one; .f8x2.f16x2 and .f16x2.f8x2 convert each half of a pair.
+void convert_fp8_pair(Ctx& c, const Instruction& i) {
+  const Type dst = i.type, src = i.type2;
+  const bool relu = i.has(kRelu), satfinite = i.has(kSatFinite);
+  if (is_fp8_pair(dst) && src == Type::F32) {
+    map2(c, i, [&](u64 a, u64 b) -> u64 {
+      const u64 hi = double_to_fp8(bits_to_f32(a), dst, satfinite, relu);
+      const u64 lo = double_to_fp8(bits_to_f32(b), dst, satfinite, relu);
+      return (hi << 8) | lo;
+    });
+  } else if (is_fp8_pair(dst)) {  // from f16x2
+    map1(c, i, [&](u64 a) -> u64 {
+      const u64 hi =
+          double_to_fp8(f16_to_f32(static_cast<std::uint16_t>(a >> 16)), dst, satfinite, relu);
+      const u64 lo = double_to_fp8(f16_to_f32(static_cast<std::uint16_t>(a)), dst, satfinite, relu);
+      return (hi << 8) | lo;
+    });
+  } else {  // to f16x2
+    map1(c, i, [&](u64 a) -> u64 {
+      const u64 hi = fp8_to_f16_bits(static_cast<std::uint8_t>(a >> 8), src, relu);
+      const u64 lo = fp8_to_f16_bits(static_cast<std::uint8_t>(a), src, relu);
+      return (hi << 16) | lo;
+    });
+  }
+}
+
 }  // namespace
 
 bool exec_convert(Ctx& c, const Instruction& i) {
@@ -145,6 +174,10 @@ bool exec_convert(Ctx& c, const Instruction& i) {
     case Opcode::cvt: {
       const Type dst = i.type, src = i.type2;
       const bool ftz = i.has(kFtz);
+      if (is_fp8_pair(dst) || is_fp8_pair(src)) {
+        convert_fp8_pair(c, i);
+        return true;
+      }
       if (dst == Type::F16x2 || dst == Type::BF16x2) {  // two f32 into a packed pair: a high, b low
         map2(c, i, [&](u64 a, u64 b) -> u64 {
           const double hi = bits_to_f32(a), lo = bits_to_f32(b);

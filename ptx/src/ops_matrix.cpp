@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "fp8.h"
 #include "half.h"
 #include "lanes.h"
 
@@ -30,6 +31,8 @@ unsigned per_register(Type t) {
       return 2;
     case Type::S8:
     case Type::U8:
+    case Type::E4M3:
+    case Type::E5M2:
       return 4;
     default:
       return 1;
@@ -77,6 +80,9 @@ double decode(u64 bits, Type t) {
       return static_cast<double>(sign_extend(bits, 8));
     case Type::U8:
       return static_cast<double>(bits & 0xff);
+    case Type::E4M3:
+    case Type::E5M2:
+      return fp8_to_double(static_cast<std::uint8_t>(bits), t);
     case Type::S32:
       return static_cast<double>(sign_extend(bits, 32));
     default:
@@ -231,7 +237,7 @@ Coord mma_coord(const MatrixOp& mx, char which, unsigned lane, unsigned i) {
     if (which == 'a') return {g + ((i & 1) ? 8u : 0u), t + ((i & 2) ? 4u : 0u)};
     return {t + (i ? 4u : 0u), g};
   }
-  if (in == Type::S8 || in == Type::U8) {
+  if (in == Type::S8 || in == Type::U8 || in == Type::E4M3 || in == Type::E5M2) {
     const unsigned r = i / 4, p = i % 4;
     if (which == 'a') return {g + ((r & 1) ? 8u : 0u), 4 * t + p + ((r & 2) ? 16u : 0u)};
     return {4 * t + p + (r ? 16u : 0u), g};

@@ -19,7 +19,7 @@ constexpr cudaError_t kErrorNotPermitted = 800;
 
 // cudaMemLocationType, cudaMemAllocationType, cudaMemAllocationHandleType,
 // cudaMemAccessFlags, cudaMemAllocationGranularity_flags.
-constexpr int kLocationDevice = 1, kLocationHost = 2;
+constexpr int kLocationDevice = 1, kLocationHost = 2, kLocationHostNuma = 3;
 constexpr int kAllocationPinned = 1, kAllocationManaged = 2;
 constexpr int kHandleNone = 0, kHandlePosixFd = 1;
 constexpr int kAccessNone = 0, kAccessRead = 1, kAccessReadWrite = 3;

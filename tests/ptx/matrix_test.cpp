@@ -213,5 +213,25 @@ TEST(PtxMatrix, MmaSyncTf32AndInt8AndMovmatrix) {
     for (int c = 0; c < 8; ++c) EXPECT_EQ(ht[r * 8 + c], m[c * 8 + r]) << r << "," << c;
 }
 
+// m16n8k4 tf32: D = A (16 x 4) x B (4 x 8) + 2, values of few bits so every sum is exact.
+TEST(PtxMatrix, MmaSyncTf32K4) {
+  CNUAS_REQUIRE_NVCC();
+  std::vector<float> a(16 * 4), b(4 * 8);
+  for (int r = 0; r < 16; ++r)
+    for (int k = 0; k < 4; ++k) a[r * 4 + k] = value(r, k, 13);
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < 8; ++j) b[k * 8 + j] = value(k, j, 14);
+  Device dev("matrix.ptx");
+  auto da = dev.upload(a), db = dev.upload(b), dc = dev.alloc<float>(128);
+  dev.launch("mma_tf32_k4", {1, 1, 1}, {32, 1, 1}, da, db, dc);
+  auto h = dev.download<float>(dc, 128);
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j) {
+      double s = 2;
+      for (int k = 0; k < 4; ++k) s += double{a[i * 4 + k]} * b[k * 8 + j];
+      EXPECT_EQ(h[i * 8 + j], static_cast<float>(s)) << i << "," << j;
+    }
+}
+
 }  // namespace
 }  // namespace cnuas::ptx::testing

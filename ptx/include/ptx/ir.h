@@ -91,6 +91,8 @@ enum Flag : std::uint64_t {
   kPlusOne = 1ull << 37,         // vmad.po
   kShr7 = 1ull << 38,            // vmad.shr7
   kShr15 = 1ull << 39,           // vmad.shr15
+  kRelu = 1ull << 40,            // cvt .relu (the fp8 forms)
+  kSatFinite = 1ull << 41,       // cvt .satfinite (the fp8 forms)
 };
 
 // What an atom/red instruction does, and a few other one-of-many modes.

@@ -30,6 +30,10 @@ enum class Type : std::uint8_t {
   TF32,
   F32,
   F64,
+  E4M3,  // sm_89 8-bit floats: only as mma operands
+  E5M2,
+  E4M3x2,  // a packed pair of them (cvt)
+  E5M2x2,
 };
 
 std::optional<Type> type_from_name(std::string_view name);  // "u32" (no dot)
@@ -44,12 +48,16 @@ constexpr unsigned type_bytes(Type t) {
     case Type::B8:
     case Type::U8:
     case Type::S8:
+    case Type::E4M3:
+    case Type::E5M2:
       return 1;
     case Type::B16:
     case Type::U16:
     case Type::S16:
     case Type::F16:
     case Type::BF16:
+    case Type::E4M3x2:
+    case Type::E5M2x2:
       return 2;
     case Type::B32:
     case Type::U32:
@@ -75,10 +83,11 @@ constexpr unsigned type_bits(Type t) {
 constexpr bool is_signed(Type t) {
   return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64;
 }
-// f16 .. f64, including packed pairs
+// fp8 .. f64, including packed pairs
 constexpr bool is_float(Type t) {
   return t == Type::F16 || t == Type::F16x2 || t == Type::BF16 || t == Type::BF16x2 ||
-         t == Type::TF32 || t == Type::F32 || t == Type::F64;
+         t == Type::TF32 || t == Type::F32 || t == Type::F64 || t == Type::E4M3 ||
+         t == Type::E5M2 || t == Type::E4M3x2 || t == Type::E5M2x2;
 }
 
 // Sign- or zero-extends the low bits of a register value to 64 bits.

@@ -69,9 +69,11 @@ cudaError_t cudaDeviceSynchronize() {
   return rt.synchronize_device();
 }
 
+// What cuDevicePrimaryCtxReset does to the current device's primary context
+// (engine/device_reset.cpp), a sticky fault included.
 cudaError_t cudaDeviceReset() {
   CUDART_ENTER();
-  rt.timeline().wait_all(rt.current_device());
+  rt.reset_device(rt.current_device());
   return cudaSuccess;
 }
 

@@ -28,11 +28,17 @@ cudaError_t allocate(Runtime& rt, void** ptr, std::size_t bytes, MemoryPool* poo
 }
 
 // A location and allocation type naming a device's pinned pools.
+// A location's device, or MemoryPools::kHost for the host (NUMA node 0, the only one).
 cudaError_t device_of(Runtime& rt, const abi::MemLocation* location, int type, int* device) {
   const abi::MemLocation* l = location;
+  if (l && type == abi::kAllocationPinned &&
+      (l->type == abi::kLocationHost || (l->type == abi::kLocationHostNuma && l->id == 0))) {
+    *device = MemoryPools::kHost;
+    return cudaSuccess;
+  }
   if (!l || type != abi::kAllocationPinned || l->type != abi::kLocationDevice) {
-    if (l && (type == abi::kAllocationManaged || l->type >= abi::kLocationHost))
-      return rt.unsupported("host and managed memory pools");
+    if (l && (type == abi::kAllocationManaged || l->type > abi::kLocationHostNuma))
+      return rt.unsupported("managed memory pools and the current thread's NUMA node's pool");
     return rt.record(cudaErrorInvalidValue);
   }
   if (l->id < 0 || l->id >= rt.device_count()) return rt.record(cudaErrorInvalidValue);

@@ -133,6 +133,25 @@ CUresult cuCtxSetLimit(int limit, std::size_t value) {
   }
 }
 
+// Frees the device and managed memory of the device's primary context and
+// destroys its streams and events (engine/device_reset.cpp); the context stays
+// usable and the next call starts from that clean state. Unlike other calls it
+// works while a kernel's fault sticks: resetting clears it.
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice device) {
+  std::lock_guard<std::recursive_mutex> guard(Runtime::lock());
+  if (!Runtime::initialized()) return kNotInitialized;
+  Runtime& rt = Runtime::get();
+  if (rt.timeline().in_effect()) return kNotPermitted;
+  if (device < 0 || device >= rt.device_count()) return kInvalidDevice;
+  rt.reset_device(device);
+  return kSuccess;
+}
+
+// The name before CUDA 11.0; the same call.
+CUresult cuDevicePrimaryCtxReset(CUdevice device) {
+  return cuDevicePrimaryCtxReset_v2(device);
+}
+
 // The 7.0 form, before primary contexts had a reference count to release.
 CUresult cuDevicePrimaryCtxRelease(CUdevice device) {
   return cuDevicePrimaryCtxRelease_v2(device);

@@ -427,6 +427,16 @@ CUresult cuEventRecord(CUevent event, CUstream stream) {
   return kSuccess;
 }
 
+// CU_EVENT_RECORD_EXTERNAL (1) only changes what a stream capture records; outside one
+// both flags record the event as cuEventRecord does.
+CUresult cuEventRecordWithFlags(CUevent event, CUstream stream, unsigned flags) {
+  if (flags > 1) {
+    DRIVER_ENTER();
+    return kInvalidValue;
+  }
+  return cuEventRecord(event, stream);
+}
+
 CUresult cuEventSynchronize(CUevent event) {
   DRIVER_ENTER();
   Event* e = rt.event(reinterpret_cast<cudaEvent_t>(event));
@@ -455,3 +465,33 @@ CUresult cuEventElapsedTime(float* ms, CUevent start, CUevent end) {
 }
 
 }  // extern "C"
+
+// The per-thread default stream forms (a NULL stream is the per-thread one).
+DRIVER_PER_THREAD(cuMemcpyHtoD_v2_ptds, cuMemcpyHtoD_v2,
+                  (CUdeviceptr dst, const void* src, std::size_t n), (dst, src, n))
+DRIVER_PER_THREAD(cuMemcpyDtoH_v2_ptds, cuMemcpyDtoH_v2,
+                  (void* dst, CUdeviceptr src, std::size_t n), (dst, src, n))
+DRIVER_PER_THREAD(cuMemcpyDtoD_v2_ptds, cuMemcpyDtoD_v2,
+                  (CUdeviceptr dst, CUdeviceptr src, std::size_t n), (dst, src, n))
+DRIVER_PER_THREAD(cuMemcpy_ptds, cuMemcpy, (CUdeviceptr dst, CUdeviceptr src, std::size_t n),
+                  (dst, src, n))
+DRIVER_PER_THREAD(cuMemcpyHtoDAsync_v2_ptsz, cuMemcpyHtoDAsync_v2,
+                  (CUdeviceptr dst, const void* src, std::size_t n, CUstream s), (dst, src, n, s))
+DRIVER_PER_THREAD(cuMemcpyDtoHAsync_v2_ptsz, cuMemcpyDtoHAsync_v2,
+                  (void* dst, CUdeviceptr src, std::size_t n, CUstream s), (dst, src, n, s))
+DRIVER_PER_THREAD(cuMemsetD8_v2_ptds, cuMemsetD8_v2,
+                  (CUdeviceptr dst, unsigned char v, std::size_t n), (dst, v, n))
+DRIVER_PER_THREAD(cuMemsetD32_v2_ptds, cuMemsetD32_v2, (CUdeviceptr dst, unsigned v, std::size_t n),
+                  (dst, v, n))
+DRIVER_PER_THREAD(cuMemsetD8Async_ptsz, cuMemsetD8Async,
+                  (CUdeviceptr dst, unsigned char v, std::size_t n, CUstream s), (dst, v, n, s))
+DRIVER_PER_THREAD(cuMemsetD32Async_ptsz, cuMemsetD32Async,
+                  (CUdeviceptr dst, unsigned v, std::size_t n, CUstream s), (dst, v, n, s))
+DRIVER_PER_THREAD(cuEventRecord_ptsz, cuEventRecord, (CUevent event, CUstream stream),
+                  (event, stream))
+DRIVER_PER_THREAD(cuEventRecordWithFlags_ptsz, cuEventRecordWithFlags,
+                  (CUevent event, CUstream stream, unsigned flags), (event, stream, flags))
+DRIVER_PER_THREAD(cuStreamQuery_ptsz, cuStreamQuery, (CUstream stream), (stream))
+DRIVER_PER_THREAD(cuStreamSynchronize_ptsz, cuStreamSynchronize, (CUstream stream), (stream))
+DRIVER_PER_THREAD(cuStreamWaitEvent_ptsz, cuStreamWaitEvent,
+                  (CUstream stream, CUevent event, unsigned flags), (stream, event, flags))

@@ -291,3 +291,42 @@ CUresult cuDeviceSetGraphMemAttribute(CUdevice device, int attr, void* value) {
 }
 
 }  // extern "C"
+
+// The per-thread default stream forms (a NULL stream is the per-thread one).
+DRIVER_PER_THREAD(cuGraphInstantiateWithParams_ptsz, cuGraphInstantiateWithParams,
+                  (CUgraphExec * exec, CUgraph graph, cudaGraphInstantiateParams* p),
+                  (exec, graph, p))
+DRIVER_PER_THREAD(cuGraphLaunch_ptsz, cuGraphLaunch, (CUgraphExec exec, CUstream stream),
+                  (exec, stream))
+DRIVER_PER_THREAD(cuGraphUpload_ptsz, cuGraphUpload, (CUgraphExec exec, CUstream stream),
+                  (exec, stream))
+DRIVER_PER_THREAD(cuStreamBeginCapture_ptsz, cuStreamBeginCapture, (CUstream stream), (stream))
+DRIVER_PER_THREAD(cuStreamBeginCapture_v2_ptsz, cuStreamBeginCapture_v2,
+                  (CUstream stream, int mode), (stream, mode))
+DRIVER_PER_THREAD(cuStreamBeginCaptureToGraph_ptsz, cuStreamBeginCaptureToGraph,
+                  (CUstream stream, CUgraph graph, const CUgraphNode* deps,
+                   const cudaGraphEdgeData* data, std::size_t count, int mode),
+                  (stream, graph, deps, data, count, mode))
+DRIVER_PER_THREAD(cuStreamEndCapture_ptsz, cuStreamEndCapture, (CUstream stream, CUgraph* graph),
+                  (stream, graph))
+DRIVER_PER_THREAD(cuStreamIsCapturing_ptsz, cuStreamIsCapturing,
+                  (CUstream stream, cudaStreamCaptureStatus* status), (stream, status))
+DRIVER_PER_THREAD(cuStreamGetCaptureInfo_ptsz, cuStreamGetCaptureInfo,
+                  (CUstream stream, cudaStreamCaptureStatus* status, unsigned long long* id),
+                  (stream, status, id))
+DRIVER_PER_THREAD(cuStreamGetCaptureInfo_v2_ptsz, cuStreamGetCaptureInfo_v2,
+                  (CUstream stream, cudaStreamCaptureStatus* status, unsigned long long* id,
+                   CUgraph* graph, const CUgraphNode** deps, std::size_t* count),
+                  (stream, status, id, graph, deps, count))
+DRIVER_PER_THREAD(cuStreamGetCaptureInfo_v3_ptsz, cuStreamGetCaptureInfo_v3,
+                  (CUstream stream, cudaStreamCaptureStatus* status, unsigned long long* id,
+                   CUgraph* graph, const CUgraphNode** deps, const cudaGraphEdgeData** data,
+                   std::size_t* count),
+                  (stream, status, id, graph, deps, data, count))
+DRIVER_PER_THREAD(cuStreamUpdateCaptureDependencies_ptsz, cuStreamUpdateCaptureDependencies,
+                  (CUstream stream, CUgraphNode* nodes, std::size_t count, unsigned flags),
+                  (stream, nodes, count, flags))
+DRIVER_PER_THREAD(cuStreamUpdateCaptureDependencies_v2_ptsz, cuStreamUpdateCaptureDependencies_v2,
+                  (CUstream stream, CUgraphNode* nodes, const cudaGraphEdgeData* data,
+                   std::size_t count, unsigned flags),
+                  (stream, nodes, data, count, flags))

@@ -145,3 +145,16 @@ CUresult cuLaunchKernelEx(const LaunchConfig* config, CUfunction f, void** param
 }
 
 }  // extern "C"
+
+// The per-thread default stream forms (a NULL stream is the per-thread one).
+DRIVER_PER_THREAD(cuLaunchKernel_ptsz, cuLaunchKernel,
+                  (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                   unsigned bz, unsigned shared, CUstream stream, void** params, void** extra),
+                  (f, gx, gy, gz, bx, by, bz, shared, stream, params, extra))
+DRIVER_PER_THREAD(cuLaunchKernelEx_ptsz, cuLaunchKernelEx,
+                  (const LaunchConfig* config, CUfunction f, void** params, void** extra),
+                  (config, f, params, extra))
+DRIVER_PER_THREAD(cuLaunchCooperativeKernel_ptsz, cuLaunchCooperativeKernel,
+                  (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                   unsigned bz, unsigned shared, CUstream stream, void** params),
+                  (f, gx, gy, gz, bx, by, bz, shared, stream, params))

@@ -232,3 +232,16 @@ CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short value, std::size_t cou
 }
 
 }  // extern "C"
+
+// The per-thread default stream forms (a NULL stream is the per-thread one).
+DRIVER_PER_THREAD(cuMemcpyAsync_ptsz, cuMemcpyAsync,
+                  (CUdeviceptr dst, CUdeviceptr src, std::size_t n, CUstream stream),
+                  (dst, src, n, stream))
+DRIVER_PER_THREAD(cuMemcpyDtoDAsync_v2_ptsz, cuMemcpyDtoDAsync_v2,
+                  (CUdeviceptr dst, CUdeviceptr src, std::size_t n, CUstream stream),
+                  (dst, src, n, stream))
+DRIVER_PER_THREAD(cuMemsetD16_v2_ptds, cuMemsetD16_v2,
+                  (CUdeviceptr dst, unsigned short value, std::size_t count), (dst, value, count))
+DRIVER_PER_THREAD(cuMemsetD16Async_ptsz, cuMemsetD16Async,
+                  (CUdeviceptr dst, unsigned short value, std::size_t count, CUstream stream),
+                  (dst, value, count, stream))

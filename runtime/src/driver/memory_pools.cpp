@@ -26,10 +26,17 @@ MemoryPool* pool_of(Runtime& rt, cudaMemPool_t handle) {
   return rt.memory_pools().pool(handle);
 }
 
+// A location's device, or MemoryPools::kHost for the host (NUMA node 0, the only one).
 CUresult device_of(Runtime& rt, const abi::MemLocation* l, int type, int* device) {
+  if (l && type == abi::kAllocationPinned &&
+      (l->type == abi::kLocationHost || (l->type == abi::kLocationHostNuma && l->id == 0))) {
+    *device = MemoryPools::kHost;
+    return kSuccess;
+  }
   if (!l || type != abi::kAllocationPinned || l->type != abi::kLocationDevice) {
-    if (l && (type == abi::kAllocationManaged || l->type >= abi::kLocationHost))
-      return driver_code(rt.unsupported("host and managed memory pools"));
+    if (l && (type == abi::kAllocationManaged || l->type > abi::kLocationHostNuma))
+      return driver_code(
+          rt.unsupported("managed memory pools and the current thread's NUMA node's pool"));
     return kInvalidValue;
   }
   if (l->id < 0 || l->id >= rt.device_count()) return kInvalidValue;

@@ -76,3 +76,18 @@ CUresult cuStreamGetId(CUstream stream, unsigned long long* id) {
 }
 
 }  // extern "C"
+
+// The per-thread default stream forms (a NULL stream is the per-thread one).
+DRIVER_PER_THREAD(cuStreamGetFlags_ptsz, cuStreamGetFlags, (CUstream stream, unsigned* flags),
+                  (stream, flags))
+DRIVER_PER_THREAD(cuStreamGetPriority_ptsz, cuStreamGetPriority, (CUstream stream, int* priority),
+                  (stream, priority))
+DRIVER_PER_THREAD(cuStreamGetDevice_ptsz, cuStreamGetDevice, (CUstream stream, CUdevice* device),
+                  (stream, device))
+DRIVER_PER_THREAD(cuStreamGetCtx_ptsz, cuStreamGetCtx, (CUstream stream, CUcontext* context),
+                  (stream, context))
+DRIVER_PER_THREAD(cuStreamGetCtx_v2_ptsz, cuStreamGetCtx_v2,
+                  (CUstream stream, CUcontext* context, void** green_context),
+                  (stream, context, green_context))
+DRIVER_PER_THREAD(cuStreamGetId_ptsz, cuStreamGetId, (CUstream stream, unsigned long long* id),
+                  (stream, id))

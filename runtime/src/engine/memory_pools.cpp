@@ -67,23 +67,55 @@ MemoryPool* MemoryPools::pool(const void* handle) const {
   return f == pools_.end() || f->second->destroyed ? nullptr : f->second.get();
 }
 
+MemoryPool* MemoryPools::default_pool(int device) {
+  if (device != kHost) return defaults_[static_cast<std::size_t>(device)];
+  if (!default_host_) {
+    auto p = std::make_shared<MemoryPool>();
+    p->device = rt_.current_device();
+    p->host = true;
+    p->props.alloc_type = abi::kAllocationPinned;
+    p->props.location = {abi::kLocationHost, 0};
+    p->is_default = true;
+    default_host_ = add(std::move(p));
+  }
+  return default_host_;
+}
+
+MemoryPool* MemoryPools::current_pool(int device) {
+  if (device != kHost) return current_[static_cast<std::size_t>(device)];
+  return current_host_ ? current_host_ : default_pool(kHost);
+}
+
 cudaError_t MemoryPools::set_current(int device, MemoryPool* pool) {
-  if (!pool || pool->source || pool->device != device) return kInvalidValue;
+  if (device == kHost) {
+    if (!pool || pool->source || !pool->host) return kInvalidValue;
+    current_host_ = pool;
+    return cudaSuccess;
+  }
+  if (!pool || pool->source || pool->host || pool->device != device) return kInvalidValue;
   current_[static_cast<std::size_t>(device)] = pool;
   return cudaSuccess;
 }
 
 cudaError_t MemoryPools::create(MemoryPool** out, const abi::MemPoolProps* props) {
   if (!out || !props || props->alloc_type != abi::kAllocationPinned) return kInvalidValue;
-  if (props->location.type != abi::kLocationDevice) {
-    if (props->location.type < abi::kLocationHost) return kInvalidValue;
-    return rt_.unsupported("cudaMemPoolCreate of a host memory pool");
+  const int type = props->location.type;
+  const bool host = type == abi::kLocationHost || type == abi::kLocationHostNuma;
+  if (type != abi::kLocationDevice && !host) {
+    if (type < abi::kLocationHost) return kInvalidValue;
+    return rt_.unsupported("cudaMemPoolCreate at the current thread's NUMA node");
   }
-  if (props->location.id < 0 || props->location.id >= rt_.device_count()) return kInvalidValue;
+  // The simulated host is one NUMA node, 0; a host location's id is ignored.
+  if (type == abi::kLocationHostNuma && props->location.id != 0) return kInvalidValue;
+  if (!host && (props->location.id < 0 || props->location.id >= rt_.device_count()))
+    return kInvalidValue;
+  if (host && props->handle_types != abi::kHandleNone)
+    return rt_.unsupported("cudaMemPoolCreate of an exportable host memory pool");
   if ((props->handle_types & ~abi::kHandlePosixFd) != 0)
     return rt_.unsupported("cudaMemPoolCreate with a Win32 or fabric handle type");
   auto p = std::make_shared<MemoryPool>();
-  p->device = props->location.id;
+  p->device = host ? rt_.current_device() : props->location.id;
+  p->host = host;
   p->props = *props;
   p->props.win32_security_attributes = nullptr;
   *out = add(std::move(p));
@@ -93,6 +125,7 @@ cudaError_t MemoryPools::create(MemoryPool** out, const abi::MemPoolProps* props
 cudaError_t MemoryPools::destroy(MemoryPool* pool) {
   if (!pool || pool->is_default) return kInvalidValue;
   pool->destroyed = true;
+  if (pool == current_host_) current_host_ = nullptr;  // back to the default host pool
   if (!pool->source && current_[static_cast<std::size_t>(pool->device)] == pool)
     current_[static_cast<std::size_t>(pool->device)] =
         defaults_[static_cast<std::size_t>(pool->device)];
@@ -175,14 +208,22 @@ cudaError_t MemoryPools::add_chunk(MemoryPool& pool, std::uint64_t bytes) {
   const std::uint64_t size = std::max(kPoolChunk, round_up(bytes, kPoolChunk));
   DeviceState& d = rt_.device(pool.device);
   const bool over_max = pool.props.max_size != 0 && pool.reserved + size > pool.props.max_size;
-  if (over_max || size > d.desc.memory_bytes - d.allocated) return cudaErrorMemoryAllocation;
-  std::uint64_t base = 0;
-  try {
-    base = rt_.memory().allocate(size, kPoolChunk);
-  } catch (const std::bad_alloc&) {
+  if (over_max || (!pool.host && size > d.desc.memory_bytes - d.allocated))
     return cudaErrorMemoryAllocation;
+  std::uint64_t base = 0;
+  if (pool.host) {  // pinned host pages, which kernels reach as they reach cudaMallocHost's
+    void* p = rt_.host_mappings().map(size);
+    if (!p) return cudaErrorMemoryAllocation;
+    rt_.memory().adopt(p, size);
+    base = reinterpret_cast<std::uint64_t>(p);
+  } else {
+    try {
+      base = rt_.memory().allocate(size, kPoolChunk);
+    } catch (const std::bad_alloc&) {
+      return cudaErrorMemoryAllocation;
+    }
+    d.allocated += size;
   }
-  d.allocated += size;
   pool.reserved += size;
   pool.reserved_high = std::max(pool.reserved_high, pool.reserved);
   MemoryPool::Chunk chunk;
@@ -218,7 +259,7 @@ cudaError_t MemoryPools::allocate(void** ptr, std::size_t bytes, MemoryPool& poo
   pool.used += rounded;
   pool.used_high = std::max(pool.used_high, pool.used);
   allocation_pool_[at] = &pool;
-  rt_.track({at, bytes, pool.device, MemoryKind::Device, this});
+  rt_.track({at, bytes, pool.device, pool.host ? MemoryKind::Host : MemoryKind::Device, this});
   *ptr = reinterpret_cast<void*>(at);
   return cudaSuccess;
 }
@@ -297,7 +338,10 @@ void MemoryPools::trim_to(MemoryPool& pool, std::uint64_t keep) {
       seen_done = seen_done && rt_.timeline().finished(f.command);
     if (!seen_done) continue;
     rt_.memory().free(c->first);
-    rt_.device(pool.device).allocated -= chunk.bytes;
+    if (pool.host)
+      rt_.host_mappings().unmap(reinterpret_cast<void*>(c->first), chunk.bytes);
+    else
+      rt_.device(pool.device).allocated -= chunk.bytes;
     pool.reserved -= chunk.bytes;
     c = pool.chunks.erase(c);
   }

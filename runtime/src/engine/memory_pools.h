@@ -54,6 +54,9 @@ struct MemoryPool {
   int device = 0;
   abi::MemPoolProps props{};
   bool is_default = false;
+  // Pinned host memory (cudaMemLocationTypeHost/HostNuma) rather than the
+  // device's; `device` is then the device current when it was created.
+  bool host = false;
   bool destroyed = false;              // by the program; it goes once nothing of it is outstanding
   std::shared_ptr<MemoryPool> source;  // an imported pool: the pool it stands for
   // Attributes.
@@ -96,8 +99,11 @@ class MemoryPools : public MemoryOwner {
 
   // Handles: a pool the program may use (not destroyed), or null.
   MemoryPool* pool(const void* handle) const;
-  MemoryPool* default_pool(int device) const { return defaults_[static_cast<std::size_t>(device)]; }
-  MemoryPool* current_pool(int device) const { return current_[static_cast<std::size_t>(device)]; }
+  // `device`, or kHost for the host's pinned memory (cudaMemLocationTypeHost),
+  // whose default pool is made on first use.
+  static constexpr int kHost = -1;
+  MemoryPool* default_pool(int device);
+  MemoryPool* current_pool(int device);
 
   // Each returns cudaSuccess or the documented error; none sets the last error.
   cudaError_t set_current(int device, MemoryPool* pool);
@@ -142,6 +148,8 @@ class MemoryPools : public MemoryOwner {
   std::uint64_t next_serial_ = 1;
   std::map<const MemoryPool*, std::shared_ptr<MemoryPool>> pools_;
   std::vector<MemoryPool*> defaults_, current_;
+  MemoryPool* default_host_ = nullptr;
+  MemoryPool* current_host_ = nullptr;
   std::map<std::uint64_t, MemoryPool*> allocation_pool_;  // live allocation -> its pool
   std::map<std::uint64_t, std::uint64_t> imported_;       // imported pointer -> bytes
 };

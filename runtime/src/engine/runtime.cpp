@@ -202,6 +202,14 @@ cudaError_t Runtime::take_last_error() {
   return e;
 }
 
+cudaError_t Runtime::thread_last_error() const {
+  return t_last_error;
+}
+
+void Runtime::set_thread_last_error(cudaError_t e) {
+  t_last_error = e;
+}
+
 cudaError_t Runtime::peek_last_error() const {
   return sticky() != cudaSuccess ? sticky() : t_last_error;
 }
@@ -277,11 +285,26 @@ cudaError_t Runtime::disable_peer(int peer) {
 Stream* Runtime::stream(cudaStream_t s) {
   const auto v = reinterpret_cast<std::uintptr_t>(s);
   DeviceState& d = device(current_device());
-  if (v == 0) return per_thread_default ? d.per_thread.get() : d.legacy.get();
+  if (v == 0) return per_thread_default ? per_thread_stream() : d.legacy.get();
   if (v == 1) return d.legacy.get();
-  if (v == 2) return d.per_thread.get();
+  if (v == 2) return per_thread_stream();
   Stream* p = reinterpret_cast<Stream*>(s);
   return streams_.count(p) ? p : nullptr;
+}
+
+Stream* Runtime::per_thread_stream() {
+  const int device_index = current_device();
+  DeviceState& d = device(device_index);
+  const std::thread::id me = std::this_thread::get_id();
+  if (d.per_thread_owner == std::thread::id()) d.per_thread_owner = me;
+  if (d.per_thread_owner == me) return d.per_thread.get();
+  std::unique_ptr<Stream>& own = d.other_per_thread[me];
+  if (!own) {  // a blocking stream of the device, as the first thread's is
+    own = std::make_unique<Stream>();
+    own->device = device_index;
+    timeline_->add_stream(own.get());
+  }
+  return own.get();
 }
 
 Stream* Runtime::create_stream(unsigned flags, int priority) {

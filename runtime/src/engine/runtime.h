@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/kernel/log.h"
@@ -109,6 +110,11 @@ struct Event {
 struct DeviceState {
   DeviceDesc desc;
   std::unique_ptr<Stream> legacy, per_thread;
+  // The per-thread default stream is each host thread's own: `per_thread`
+  // belongs to the first thread that uses one, the others' are made on their
+  // first use (Runtime::stream).
+  std::thread::id per_thread_owner;
+  std::map<std::thread::id, std::unique_ptr<Stream>> other_per_thread;
   std::uint64_t allocated = 0;
   std::set<int> peers;
   unsigned flags = 0;
@@ -150,6 +156,10 @@ class Runtime {
   cudaError_t record(cudaError_t e);  // sets the thread's last error when e != success
   cudaError_t take_last_error();
   cudaError_t peek_last_error() const;
+  // The calling thread's recorded last error itself (no sticky fault), and
+  // putting one back: the driver API keeps it unchanged around its calls.
+  cudaError_t thread_last_error() const;
+  void set_thread_last_error(cudaError_t e);
   // Names an unsupported call on stderr once and returns cudaErrorNotSupported.
   cudaError_t unsupported(const char* function);
   LogLevel log_level() const { return log_level_; }  // CNUAS_LOG
@@ -176,6 +186,11 @@ class Runtime {
   DeviceState& device(int d) { return devices_[static_cast<std::size_t>(d)]; }
   void fill_properties(cudaDeviceProp& p, int device) const;
   cudaError_t attribute(int* value, int attr, int device) const;
+  // The primary context of device d reset (cuDevicePrimaryCtxReset,
+  // engine/device_reset.cpp): waits for issued work, then frees the device's
+  // cudaMalloc/cuMemAlloc and managed memory, destroys its streams and events,
+  // and clears a kernel's sticky fault.
+  void reset_device(int d);
   cudaError_t enable_peer(int peer);
   cudaError_t disable_peer(int peer);
   bool can_access_peer(int device, int peer);
@@ -188,6 +203,7 @@ class Runtime {
   const Allocation* find(const void* ptr) const;
   MemoryKind kind_of(const void* ptr, int* device) const;
   ptx::DeviceMemory& memory() { return memory_; }
+  HostMappings& host_mappings() { return host_mappings_; }  // pinned and managed host pages
   Array* make_array(const cudaChannelFormatDesc& desc, std::size_t w, std::size_t h, std::size_t d,
                     unsigned flags);
   Array* array(cudaArray_const_t a);
@@ -257,6 +273,8 @@ class Runtime {
 
   // ---- streams and events ----
   Stream* stream(cudaStream_t s);  // nullptr for an unknown handle
+  // The calling host thread's per-thread default stream on the current device.
+  Stream* per_thread_stream();
   Stream* create_stream(unsigned flags, int priority);
   cudaError_t destroy_stream(cudaStream_t s);
   // Issues a command; the first host function starts the helper that runs

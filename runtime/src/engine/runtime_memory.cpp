@@ -93,8 +93,11 @@ cudaError_t Runtime::register_host(void* ptr, std::size_t bytes) {
 cudaError_t Runtime::free(void* ptr, MemoryKind expect) {
   if (!ptr) return cudaSuccess;
   auto f = allocations_.find(address(ptr));
-  if (f != allocations_.end() && f->second.owner && expect == MemoryKind::Device)
-    return record(f->second.owner->free(f->second.base, nullptr));
+  // Memory another manager owns (a pool's, including a host pool's) goes back through it.
+  if (f != allocations_.end() && f->second.owner)
+    return record(expect == MemoryKind::Device ? f->second.owner->free(f->second.base, nullptr)
+                  : expect == MemoryKind::Registered ? cudaErrorHostMemoryNotRegistered
+                                                     : cudaErrorInvalidValue);
   const bool matches = f != allocations_.end() &&
                        (f->second.kind == expect ||
                         (expect == MemoryKind::Device && f->second.kind == MemoryKind::Managed));

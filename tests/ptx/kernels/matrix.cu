@@ -140,3 +140,16 @@ extern "C" __global__ void transpose8(const unsigned short* in, unsigned short* 
   out[r * 8 + c0] = static_cast<unsigned short>(w);
   out[r * 8 + c0 + 1] = static_cast<unsigned short>(w >> 16);
 }
+
+// m16n8k4 tf32 (the PTX ISA's layout: A a0 at (g, t), a1 at (g + 8, t); B b0 at (t, g)).
+extern "C" __global__ void mma_tf32_k4(const float* a, const float* b, float* c) {
+  const unsigned lane = threadIdx.x, g = lane / 4, t = lane % 4;
+  unsigned fa[2], fb;
+  for (int i = 0; i < 2; ++i) asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(fa[i]) : "f"(a[(g + 8 * i) * 4 + t]));
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(fb) : "f"(b[t * 8 + g]));
+  float d[4] = {2, 2, 2, 2};
+  asm volatile("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(fa[0]), "r"(fa[1]), "r"(fb));
+  for (int i = 0; i < 4; ++i) c[(g + (i & 2 ? 8 : 0)) * 8 + 2 * t + (i & 1)] = d[i];
+}
