@@ -364,7 +364,8 @@ int make_fused_graph(cudnnHandle_t handle, Layout layout, Desc* graph) {
   return 0;
 }
 
-// An engine's global index and the tolerance its numerical notes call for.
+// An engine's global index, the tolerance its numerical notes call for, and
+// its notes as words.
 int describe_engine(cudnnBackendDescriptor_t engine, int64_t* index, Tolerance* tol,
                     std::string* notes) {
   int64_t count = 0;
@@ -400,6 +401,13 @@ int describe_engine(cudnnBackendDescriptor_t engine, int64_t* index, Tolerance* 
         break;
     }
   }
+  // Whether cuDNN compiles the engine at run time (NVRTC).
+  cudnnBackendBehaviorNote_t behavior[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT];
+  CUDNN_OK(cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE,
+                                    CUDNN_TYPE_BEHAVIOR_NOTE, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT,
+                                    &count, behavior));
+  for (int64_t i = 0; i < count; ++i)
+    if (behavior[i] == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) *notes += " runtime-compiled";
   return 0;
 }
 
