@@ -13,7 +13,8 @@
 // with one exception explained in run_config (cuDNN's engine 71 on NCHW).
 // Usage: cudnn_graph [all|forward|backward|fused|one] (default all); `one` runs
 // the NCHW forward graph with the first engine config the INSTANT heuristics
-// propose only (the performance-mode run), printing wall and simulated time.
+// propose, printing wall and simulated time, and the fused graph with its
+// runtime-compiled engine 49 (the performance-mode run).
 #include <cudnn.h>
 
 #include <algorithm>
@@ -550,6 +551,29 @@ int heuristics(const Desc& graph, cudnnBackendHeurMode_t mode,
   return 0;
 }
 
+// Runs engine `index` of `graph` with its default knobs.
+int run_engine(cudnnHandle_t handle, const Desc& graph, int64_t index, const Buffers& buffers,
+               const Check& check, Tally* tally) {
+  Desc engine(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+  CUDNN_OK(engine.status());
+  CUDNN_OK(set_desc(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, graph));
+  CUDNN_OK(set(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, &index));
+  const cudnnStatus_t s = cudnnBackendFinalize(engine.get());
+  char label[32];
+  std::snprintf(label, sizeof label, "index %lld", static_cast<long long>(index));
+  if (s != CUDNN_STATUS_SUCCESS) {
+    std::printf("%s %s: %s: %s\n", check.name, label,
+                refused(s) ? "not supported by cuDNN" : "FAILED", cudnnGetErrorString(s));
+    ++(refused(s) ? tally->unsupported : tally->failed);
+    return 0;
+  }
+  Desc config(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+  CUDNN_OK(config.status());
+  CUDNN_OK(set_desc(config, CUDNN_ATTR_ENGINECFG_ENGINE, engine));
+  CUDNN_OK(cudnnBackendFinalize(config.get()));
+  return run_config(handle, config.get(), buffers, check, label, index, tally);
+}
+
 // Runs every engine of `graph`: each config the INSTANT and FALLBACK
 // heuristics propose, then each global index with its default knobs.
 int run_all_engines(cudnnHandle_t handle, const Desc& graph, const Buffers& buffers,
@@ -571,26 +595,8 @@ int run_all_engines(cudnnHandle_t handle, const Desc& graph, const Buffers& buff
   CUDNN_OK(cudnnBackendGetAttribute(graph.get(), CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT,
                                     CUDNN_TYPE_INT64, 1, &count, &engines));
   std::printf("%s graph: %lld engines\n", check.name, static_cast<long long>(engines));
-  for (int64_t i = 0; i < engines; ++i) {
-    Desc engine(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
-    CUDNN_OK(engine.status());
-    CUDNN_OK(set_desc(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, graph));
-    CUDNN_OK(set(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, &i));
-    const cudnnStatus_t s = cudnnBackendFinalize(engine.get());
-    char label[32];
-    std::snprintf(label, sizeof label, "index %lld", static_cast<long long>(i));
-    if (s != CUDNN_STATUS_SUCCESS) {
-      std::printf("%s %s: %s: %s\n", check.name, label,
-                  refused(s) ? "not supported by cuDNN" : "FAILED", cudnnGetErrorString(s));
-      ++(refused(s) ? tally->unsupported : tally->failed);
-      continue;
-    }
-    Desc config(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
-    CUDNN_OK(config.status());
-    CUDNN_OK(set_desc(config, CUDNN_ATTR_ENGINECFG_ENGINE, engine));
-    CUDNN_OK(cudnnBackendFinalize(config.get()));
-    if (run_config(handle, config.get(), buffers, check, label, i, tally)) return 1;
-  }
+  for (int64_t i = 0; i < engines; ++i)
+    if (run_engine(handle, graph, i, buffers, check, tally)) return 1;
   return 0;
 }
 
@@ -708,7 +714,7 @@ int main(int argc, char** argv) {
       without_match += tally.matched == 0;
     }
   }
-  if (what == "all" || what == "fused") {
+  if (what == "all" || what == "fused" || what == "one") {
     // cuDNN's runtime-fusion engines take NHWC only; in NCHW cuDNN 9.19 lets
     // one of them (engine 49) finalize its engine config while logging
     // NOT_SUPPORTED_LAYOUT, then calls NVRTC it never loaded when the plan
@@ -721,9 +727,10 @@ int main(int argc, char** argv) {
     Desc graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
     if (make_fused_graph(handle, Layout::nhwc, &graph)) return 1;
     Tally tally;
-    if (run_all_engines(
-            handle, graph, buffers,
-            Check{"conv+bias+relu NHWC", {kUidX, kUidW, kUidBias, kUidY}, kUidY, kY, &ref}, &tally))
+    const Check check{"conv+bias+relu NHWC", {kUidX, kUidW, kUidBias, kUidY}, kUidY, kY, &ref};
+    // `one` runs engine 49 alone: compiled with NVRTC, TF32 tensor cores.
+    if (what == "one" ? run_engine(handle, graph, 49, buffers, check, &tally)
+                      : run_all_engines(handle, graph, buffers, check, &tally))
       return 1;
     print_tally("conv+bias+relu NHWC", tally);
     failed += tally.failed;
