@@ -10,20 +10,36 @@
 namespace cnuas::ptx {
 namespace {
 
-// The deepest stack a call of `f` reaches below its caller's frame; the
-// functions on the current chain are marked so that recursion ends the walk.
-std::uint32_t deepest(const Module& m, const Function& f, std::vector<bool>& on_chain) {
-  std::uint32_t callees = 0;
-  for (const Instruction& i : f.code) {
-    if (i.op != Opcode::call || i.ops[1].kind != Operand::Kind::Symbol) continue;
-    const auto index = static_cast<std::size_t>(i.ops[1].symbol);
-    if (index >= m.functions.size() || on_chain[index] || !m.functions[index].defined) continue;
-    on_chain[index] = true;
-    callees = std::max(callees, deepest(m, m.functions[index], on_chain));
-    on_chain[index] = false;
+// A depth-first walk of the direct-call graph, each function's deepest stack
+// (its frame plus its deepest callee's) computed once: a call to a function
+// whose walk is still in progress is recursion and is not followed.
+class Walk {
+ public:
+  explicit Walk(const Module& m) : m_(m), state_(m.functions.size(), kNew), depth_(state_.size()) {}
+
+  std::uint32_t deepest(std::size_t index) {
+    if (state_[index] == kDone) return depth_[index];
+    state_[index] = kInProgress;
+    const Function& f = m_.functions[index];
+    std::uint32_t callees = 0;
+    for (const Instruction& i : f.code) {
+      if (i.op != Opcode::call || i.ops[1].kind != Operand::Kind::Symbol) continue;
+      const auto callee = static_cast<std::size_t>(i.ops[1].symbol);
+      if (callee >= m_.functions.size() || state_[callee] == kInProgress ||
+          !m_.functions[callee].defined)
+        continue;
+      callees = std::max(callees, deepest(callee));
+    }
+    state_[index] = kDone;
+    return depth_[index] = frame_bytes(f) + callees;
   }
-  return frame_bytes(f) + callees;
-}
+
+ private:
+  enum State : std::uint8_t { kNew, kInProgress, kDone };
+  const Module& m_;
+  std::vector<State> state_;
+  std::vector<std::uint32_t> depth_;
+};
 
 }  // namespace
 
@@ -31,10 +47,9 @@ std::uint32_t static_stack_bytes(const Module& module, const Function& kernel) {
   const bool calls = std::any_of(kernel.code.begin(), kernel.code.end(),
                                  [](const Instruction& i) { return i.op == Opcode::call; });
   if (kernel.local_bytes == 0 && kernel.call_param_bytes == 0 && !calls) return 0;
-  std::vector<bool> on_chain(module.functions.size(), false);
   for (std::size_t i = 0; i < module.functions.size(); ++i)
-    if (&module.functions[i] == &kernel) on_chain[i] = true;
-  return deepest(module, kernel, on_chain);
+    if (&module.functions[i] == &kernel) return Walk(module).deepest(i);
+  return frame_bytes(kernel);  // not a function of `module`: its own frame only
 }
 
 }  // namespace cnuas::ptx

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "ptx/executor.h"
@@ -116,6 +117,23 @@ TEST(PtxStack, KernelFrameAndDeepestDirectCallChain) {
   const auto m = Module::parse(kModule, "stack.ptx");
   EXPECT_EQ(static_stack_bytes(*m, *m->find("big")), 1856u);
   EXPECT_EQ(static_stack_bytes(*m, *m->find("flat")), 0u);  // no locals, no calls: no stack
+}
+
+// 40 functions, each with a 16-byte local frame and calling the next twice,
+// under a kernel with no frame of its own: 40 x 16 = 640 bytes deep. There are
+// 2^40 call paths; the walk visits each function once.
+TEST(PtxStack, SharedCalleesAreWalkedOnce) {
+  constexpr int kLevels = 40;
+  std::string text = ".version 8.0\n.target sm_90\n.address_size 64\n";
+  for (int f = kLevels - 1; f >= 0; --f) {
+    text += ".func f" + std::to_string(f) + " ()\n{\n  .local .align 16 .b8 pad[16];\n";
+    if (f + 1 < kLevels)
+      for (int call = 0; call < 2; ++call) text += "  call f" + std::to_string(f + 1) + ", ();\n";
+    text += "  ret;\n}\n";
+  }
+  text += ".visible .entry fan ()\n{\n  call f0, ();\n  ret;\n}\n";
+  const auto m = Module::parse(text, "fan.ptx");
+  EXPECT_EQ(static_stack_bytes(*m, *m->find("fan")), 640u);
 }
 
 // 32 threads each leave tid at the end of the 1600-byte depot, call middle
