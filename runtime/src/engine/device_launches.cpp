@@ -59,7 +59,7 @@ void Runtime::run_device_work(const DeviceDesc& desc, Module& module, ptx::Devic
       config.block = w.block;
       config.dynamic_shared_bytes = w.shared_bytes;
       config.params = w.params;
-      config.stack_bytes = static_cast<std::uint32_t>(stack_bytes);
+      config.stack_bytes = launch_stack_bytes(*k);
       config.sm_count = desc.sm_count;
       config.textures = &textures_;
       const int threads = static_cast<int>(w.block.count());

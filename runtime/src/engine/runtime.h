@@ -259,6 +259,9 @@ class Runtime {
                              std::size_t* size);
   cudaError_t ensure_loaded(Module& m);
   const ptx::Function* function(const Kernel& k) const;
+  // The per-thread stack of a launch of `k`: the stack-size limit, grown (for
+  // good, as the driver does) to what the kernel's frames need.
+  std::uint32_t launch_stack_bytes(const Kernel& k);
   cudaError_t launch(Kernel& k, const LaunchRequest& r, void** args);
   cudaError_t launch_packed(Kernel& k, const LaunchRequest& r, std::vector<std::uint8_t> params);
   // A module from an image that is no PTX text or fat binary: an ELF cubin NVRTC

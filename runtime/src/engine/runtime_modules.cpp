@@ -16,6 +16,7 @@
 #include "engine/runtime.h"
 #include "gpu/power_model.h"
 #include "ptx/ir.h"
+#include "ptx/stack.h"
 
 namespace cnuas::cuda {
 namespace {
@@ -219,6 +220,13 @@ const ptx::Function* Runtime::function(const Kernel& k) const {
   return f && f->is_entry ? f : nullptr;
 }
 
+std::uint32_t Runtime::launch_stack_bytes(const Kernel& k) {
+  if (const ptx::Function* f = function(k))
+    stack_bytes =
+        std::max<std::size_t>(stack_bytes, ptx::static_stack_bytes(*k.module->parsed, *f));
+  return static_cast<std::uint32_t>(stack_bytes);
+}
+
 cudaError_t Runtime::symbol(const void* host, std::uint64_t* addr, std::size_t* size) {
   auto& vars = Registrations::get().variables;
   auto f = vars.find(host);
@@ -308,7 +316,7 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
   config->cluster = {r.cluster.x, r.cluster.y, r.cluster.z};
   config->dynamic_shared_bytes = static_cast<std::uint32_t>(r.shared);
   config->params = std::move(params);
-  config->stack_bytes = static_cast<std::uint32_t>(stack_bytes);
+  config->stack_bytes = launch_stack_bytes(k);
   config->sm_count = device(dev).desc.sm_count;
   config->textures = &textures_;
   // How many CTAs the device holds resident at once (occupancy x SMs).
