@@ -1,6 +1,7 @@
 // ld/ldu/st (vectors, every state space, generic addressing), atom and red,
 // and cp.async (performed at issue: the copy is complete before the wait).
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -304,6 +305,30 @@ void lane_addresses(Ctx& c, const Access& acc, Lanes& lanes) {
   for (unsigned l = 0; l < 32; ++l) lanes.a[l] = (base[l] + offset) & acc.mask;
 }
 
+// An access of `bytes` (a power of two: a scalar, or a whole vector) must be
+// aligned to its size; the hardware faults otherwise (cudaErrorMisalignedAddress).
+void require_aligned(Ctx& c, const Access& acc, const Lanes& lanes, unsigned bytes) {
+  const u64 low = bytes - 1;
+  u64 any = 0;
+  if (lanes.uniform) {
+    any = lanes.a[0];
+  } else if (c.mask == ~0u) {
+    for (unsigned l = 0; l < 32; ++l) any |= lanes.a[l];
+  } else {
+    each_lane(c.mask, [&](unsigned l) { any |= lanes.a[l]; });
+  }
+  if ((any & low) == 0) return;
+  unsigned lane = 0;
+  while (lane < 31 && (!((c.mask >> lane) & 1u) || (lanes.a[lanes.uniform ? 0 : lane] & low) == 0))
+    ++lane;
+  char address[24];
+  std::snprintf(address, sizeof address, "0x%llx",
+                static_cast<unsigned long long>(lanes.a[lanes.uniform ? 0 : lane]));
+  c.fault(lane, acc.i,
+          std::string("misaligned address ") + address + ": a " + std::to_string(bytes) + "-byte " +
+              space_name(acc.space) + " access needs " + std::to_string(bytes) + "-byte alignment");
+}
+
 // Whether every active lane's address lies in [first, first + width]: one
 // independent comparison per lane.
 bool lanes_within(std::uint32_t mask, const Lanes& lanes, u64 first, u64 width) {
@@ -411,6 +436,7 @@ template <unsigned B>
 void load_lanes(Ctx& c, const Access& acc, u64* d, unsigned width, bool sign) {
   Lanes lanes;
   lane_addresses(c, acc, lanes);
+  if (B > 1) require_aligned(c, acc, lanes, B);
   const u64(&a)[32] = lanes.a;
   u64 origin;
   Space space;
@@ -447,6 +473,7 @@ template <unsigned B>
 void store_lanes(Ctx& c, const Access& acc, const u64* v) {
   Lanes lanes;
   lane_addresses(c, acc, lanes);
+  if (B > 1) require_aligned(c, acc, lanes, B);
   const u64(&a)[32] = lanes.a;
   u64 origin;
   Space space;
@@ -483,6 +510,7 @@ void store_scalar(Ctx& c, const Instruction& i, const Access& acc, const u64* v)
 // otherwise (the caller resolves lane by lane).
 std::uint8_t* vector_span(Ctx& c, const Access& acc, unsigned bytes, Lanes& lanes, u64& origin) {
   lane_addresses(c, acc, lanes);
+  if ((bytes & (bytes - 1)) == 0) require_aligned(c, acc, lanes, bytes);
   Space space;
   std::uint8_t* base = span(c, acc, bytes, lanes, origin, space);
   if (base) record_span(c, acc, lanes.a, bytes, space);

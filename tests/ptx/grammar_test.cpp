@@ -67,7 +67,8 @@ $Ljoin:
   setp.lt.and.u32 %p1|%p2, %r1, 16, %p3;
   selp.u32 %r4, 1, 0, %p1;
   selp.u32 %r5, 1, 0, %p2;
-  st.global.v2.u32 [%rd3+4], {%r4, %r5};
+  st.global.u32 [%rd3+4], %r4;
+  st.global.u32 [%rd3+8], %r5;
   // packing and unpacking
   mov.b32 %r6, 0x12345678;
   mov.b32 {%h1, %h2}, %r6;
@@ -98,7 +99,8 @@ $Ljoin:
   @!%p1 bra $Ldone;
   mov.u32 %r15, %laneid;
   mov.u32 %r16, %lanemask_lt;
-  st.global.v2.u32 [%rd3+36], {%r15, %r16};
+  st.global.u32 [%rd3+36], %r15;
+  st.global.u32 [%rd3+40], %r16;
 $Ldone:
   ret;
 }
