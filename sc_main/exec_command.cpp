@@ -41,7 +41,7 @@ void set(const char* name, const std::string& value) {
 }  // namespace
 
 int exec_command(const std::vector<std::string>& args) {
-  std::string platform, trace, stats, perfetto, log;
+  std::string platform, trace, stats, perfetto, log, kernel_limit;
   std::string gpu_mode, gpu_kernel_modes, gpu_arch, gpu_sample, gpu_compute_capability, gpu_stats,
       gpu_report;
   std::vector<std::string> sets;
@@ -57,6 +57,9 @@ int exec_command(const std::vector<std::string>& args) {
       "strict-memory",
       "a kernel access past the end of an allocation faults even where the GPU lets it "
       "through (inside the allocation's mapped 2 MiB page)")(
+      "kernel-limit", po::value(&kernel_limit),
+      "warp instructions one kernel launch may issue before it faults as a kernel that never "
+      "ends (cudaErrorLaunchTimeout; default 2^40)")(
       "gpu-mode", po::value(&gpu_mode),
       "kernel timing on every GPU: analytic, performance or functional (default: the platform's)")(
       "gpu-kernel-modes", po::value(&gpu_kernel_modes),
@@ -77,6 +80,7 @@ int exec_command(const std::vector<std::string>& args) {
               << "\nThe program must be built with nvcc -cudart shared. The same settings "
                  "as environment variables: CNUAS_PLATFORM, CNUAS_TRACE, CNUAS_STATS, "
                  "CNUAS_PERFETTO, CNUAS_SET (';'-separated), CNUAS_LOG, CNUAS_STRICT_MEMORY (1), "
+                 "CNUAS_KERNEL_LIMIT, "
                  "CNUAS_GPU_MODE, "
                  "CNUAS_GPU_KERNEL_MODES, CNUAS_GPU_ARCH, CNUAS_GPU_SAMPLE, "
                  "CNUAS_GPU_COMPUTE_CAPABILITY, CNUAS_GPU_STATS, CNUAS_GPU_REPORT.\n";
@@ -102,6 +106,7 @@ int exec_command(const std::vector<std::string>& args) {
   set("CNUAS_SET", joined);
   set("CNUAS_LOG", log);
   if (vm.count("strict-memory")) set("CNUAS_STRICT_MEMORY", "1");
+  set("CNUAS_KERNEL_LIMIT", kernel_limit);
   for (const FieldOption& o : kFieldOptions) set(o.variable, *field_values.at(o.option));
   set("CNUAS_GPU_STATS",
       gpu_stats.empty() ? gpu_stats : std::filesystem::absolute(gpu_stats).string());

@@ -53,6 +53,16 @@ ProgramSettings program_settings_from_environment() {
       throw InputError(fmt::format("CNUAS_STRICT_MEMORY='{}' is not 0 or 1", strict));
     s.strict_memory = strict == "1";
   }
+  if (const std::string limit = env("CNUAS_KERNEL_LIMIT"); !limit.empty()) {
+    const bool digits =
+        limit.size() <= 19 && limit.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoull(limit) == 0)
+      throw InputError(fmt::format(
+          "CNUAS_KERNEL_LIMIT='{}' is not a whole number of warp instructions from 1 to "
+          "9999999999999999999",
+          limit.substr(0, 40)));
+    s.kernel_limit = std::stoull(limit);
+  }
   return s;
 }
 

@@ -524,7 +524,8 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
   if (++s.stats.warp_instructions > s.limit)
     s.fault(w, static_cast<unsigned>(__builtin_ctz(mask)), i,
             "instruction limit of " + std::to_string(s.limit) +
-                " warp instructions reached (a kernel that never ends?)");
+                " warp instructions reached (a kernel that never ends? cnuas exec --kernel-limit "
+                "sets the limit)");
   s.stats.thread_instructions += lane_count(active);
   ++s.clock;
   if (record) {

@@ -41,6 +41,7 @@ enum : int {
   cudaErrorIllegalAddress = 700,
   cudaErrorLaunchOutOfResources = 701,
   cudaErrorPeerAccessAlreadyEnabled = 704,
+  cudaErrorLaunchTimeout = 702,
   cudaErrorPeerAccessNotEnabled = 705,
   cudaErrorAssert = 710,
   cudaErrorHostMemoryAlreadyRegistered = 712,

@@ -1,9 +1,10 @@
-# Runs a test command and passes only when it exits with status 0 AND its
-# output (stdout and stderr together) matches PASS and does not match FAIL.
+# Runs a test command and passes only when it exits with status 0 (or the
+# given STATUS) AND its output (stdout and stderr together) matches PASS and
+# does not match FAIL.
 # CTest's PASS_REGULAR_EXPRESSION alone ignores the exit status, so a program
 # that prints PASS and then fails at exit would pass; this script checks both.
 #
-#   cmake -DPASS=<regex> [-DFAIL=<regex>] -P run_checked.cmake -- <command> [args...]
+#   cmake -DPASS=<regex> [-DFAIL=<regex>] [-DSTATUS=<n>] -P run_checked.cmake -- <command> [args...]
 #
 # The regular expressions are CMake's, as CTest's are.
 if(NOT DEFINED PASS OR PASS STREQUAL "")
@@ -28,8 +29,11 @@ execute_process(COMMAND ${command} RESULT_VARIABLE status OUTPUT_VARIABLE output
                 ERROR_VARIABLE output)
 message("${output}")
 list(GET command 0 program)
-if(NOT status STREQUAL "0")
-  message(FATAL_ERROR "run_checked: ${program} exited with status ${status} (expected 0)")
+if(NOT DEFINED STATUS OR STATUS STREQUAL "")
+  set(STATUS 0)
+endif()
+if(NOT status STREQUAL "${STATUS}")
+  message(FATAL_ERROR "run_checked: ${program} exited with status ${status} (expected ${STATUS})")
 endif()
 if(DEFINED FAIL AND NOT FAIL STREQUAL "" AND output MATCHES "${FAIL}")
   message(FATAL_ERROR "run_checked: the output of ${program} matches the failure pattern '${FAIL}'")
@@ -37,4 +41,4 @@ endif()
 if(NOT output MATCHES "${PASS}")
   message(FATAL_ERROR "run_checked: the output of ${program} does not match '${PASS}'")
 endif()
-message("run_checked: ${program} exited with 0 and its output matches '${PASS}'")
+message("run_checked: ${program} exited with ${STATUS} and its output matches '${PASS}'")

@@ -59,6 +59,7 @@ void Runtime::run_device_work(const DeviceDesc& desc, Module& module, ptx::Devic
       config.block = w.block;
       config.dynamic_shared_bytes = w.shared_bytes;
       config.params = w.params;
+      config.instruction_limit = kernel_limit_;
       config.stack_bytes = launch_stack_bytes(*k);
       config.sm_count = desc.sm_count;
       config.textures = &textures_;

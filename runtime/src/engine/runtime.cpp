@@ -62,6 +62,7 @@ Runtime::Runtime() {
   ProgramSettings settings = program_settings_from_environment();
   gpu_stats_path_ = settings.gpu_stats_path;
   gpu_report_dir_ = settings.gpu_report_dir;
+  kernel_limit_ = settings.kernel_limit;
   log_level_ = settings.run.log_level;  // also the level of elements whose `log` is inherit
   // Kernel accesses past an allocation's end inside a mapped page: let
   // through with a warning, as the hardware does, or a fault when strict.

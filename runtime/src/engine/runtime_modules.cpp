@@ -28,6 +28,8 @@ cudaError_t fault_code(const std::string& message) {
   if (message.find("misaligned") != std::string::npos) return cudaErrorMisalignedAddress;
   if (message.find("outside any") != std::string::npos) return cudaErrorIllegalAddress;
   if (message.find("read-only") != std::string::npos) return cudaErrorIllegalAddress;
+  // A kernel past the instruction limit is what a watchdog stops on the hardware.
+  if (message.find("instruction limit") != std::string::npos) return cudaErrorLaunchTimeout;
   return cudaErrorLaunchFailure;
 }
 
@@ -316,6 +318,7 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
   config->cluster = {r.cluster.x, r.cluster.y, r.cluster.z};
   config->dynamic_shared_bytes = static_cast<std::uint32_t>(r.shared);
   config->params = std::move(params);
+  config->instruction_limit = kernel_limit_;
   config->stack_bytes = launch_stack_bytes(k);
   config->sm_count = device(dev).desc.sm_count;
   config->textures = &textures_;
