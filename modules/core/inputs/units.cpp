@@ -181,8 +181,12 @@ Rational parse_decimal(std::string_view text) {
   }
   if (i != s.size()) throw UnitError("unexpected text '" + s.substr(i) + "' after number");
   int scale = exponent - frac_digits;
-  if (scale >= 0) return Rational(mantissa, 1) * Rational(pow10(scale), 1);
-  return Rational(mantissa, pow10(-scale));
+  try {
+    if (scale >= 0) return Rational(mantissa, 1) * Rational(pow10(scale), 1);
+    return Rational(mantissa, pow10(-scale));
+  } catch (const OverflowError&) {
+    throw UnitError("'" + s.substr(0, 60) + "' is too large to compute with exactly");
+  }
 }
 
 Quantity parse_quantity(std::string_view text, Dimension expected) {
@@ -217,7 +221,11 @@ Quantity parse_quantity(std::string_view text, Dimension expected) {
   if (it->second.dimension != expected)
     throw UnitError("'" + s + "' is " + a_dimension(it->second.dimension) + ", but " +
                     a_dimension(expected) + " is expected (" + accepted_units(expected) + ")");
-  return {expected, number * it->second.factor};
+  try {
+    return {expected, number * it->second.factor};
+  } catch (const OverflowError&) {
+    throw UnitError("'" + s.substr(0, 60) + "' is too large to compute with exactly");
+  }
 }
 
 std::uint64_t transfer_ps(std::uint64_t bits, const Rational& bits_per_second) {

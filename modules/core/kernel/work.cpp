@@ -48,7 +48,10 @@ std::vector<std::string> WorkDims::names() const {
   return out;
 }
 
-std::uint64_t parse_work_value(WorkDim d, const std::string& text) {
+namespace {
+
+// The value of `text` in dimension d's unit; OverflowError past 64 bits.
+std::uint64_t work_value(WorkDim d, const std::string& text) {
   const auto& info = work_dim_table()[static_cast<size_t>(d)];
   Rational value;
   if (info.quantity == Dimension::Data) {
@@ -68,6 +71,16 @@ std::uint64_t parse_work_value(WorkDim d, const std::string& text) {
   if (!value.is_integer())
     throw UnitError(std::string(info.name) + " must be a whole number, got '" + text + "'");
   return value.floor_u64();
+}
+
+}  // namespace
+
+std::uint64_t parse_work_value(WorkDim d, const std::string& text) {
+  try {
+    return work_value(d, text);
+  } catch (const OverflowError&) {
+    throw UnitError("'" + text.substr(0, 60) + "' is too large for a 64-bit count");
+  }
 }
 
 }  // namespace cnuas
