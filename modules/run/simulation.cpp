@@ -53,6 +53,18 @@ void Simulation::elaborate() {
   module_ = std::make_unique<PlatformModule>(platform_.name.c_str(), platform_);
 
   apply_calibrations();
+  // Element failures from the workload: when each element is down, and the
+  // trace's instants that say so.
+  for (const auto& [target, outages] : element_outages(workload_)) {
+    Element& e = module_->element(target);
+    for (const Outage& o : outages) {
+      context.trace().record_instant(
+          {o.from_ps, e.index(), "element_down", fmt::format("\"until_ps\":{}", o.to_ps)});
+      context.trace().record_instant(
+          {o.to_ps, e.index(), "element_up", fmt::format("\"since_ps\":{}", o.from_ps)});
+    }
+    e.set_outages(outages);
+  }
   if (options_.program_driven) {
     program_driver_ = std::make_unique<ProgramDriver>("program", context.payloads());
     for (Element* e : module_->elements()) program_driver_->out.bind(e->in);

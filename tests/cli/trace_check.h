@@ -193,6 +193,21 @@ inline TraceFacts check_trace_rules(const std::string& path) {
       }
     }
   }
+  // No lane is held while its element is down (element_down ... element_up).
+  std::unordered_map<std::string, std::vector<std::pair<std::uint64_t, std::uint64_t>>> down;
+  for (const nlohmann::json& e : facts.events)
+    if (e["event"] == "element_down")
+      down[e["component"].get<std::string>()].emplace_back(e["t_ps"].get<std::uint64_t>(),
+                                                           e["until_ps"].get<std::uint64_t>());
+  if (!down.empty())
+    for (const TraceRecord& r : facts.records) {
+      const auto spans = down.find(facts.components[r.component]);
+      if (spans == down.end()) continue;
+      for (const auto& [from, to] : spans->second)
+        EXPECT_TRUE(r.start >= to || std::max(r.free, r.start + 1) <= from)
+            << facts.components[r.component] << " seq " << r.seq << " holds its lane over ["
+            << r.start << ", " << r.free << ") while down over [" << from << ", " << to << ")";
+    }
   return facts;
 }
 

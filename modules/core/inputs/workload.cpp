@@ -264,6 +264,53 @@ SupplyEvent read_supply_event(const YAML::Node& o, const std::string& file,
   return e;
 }
 
+// `- {name: cut, event: element_down, target: nvlink3, start: 2 ms}`, its
+// `element_up`, or `element_flap` with down_for, period and count.
+ElementEvent read_element_event(const YAML::Node& o, const std::string& file,
+                                const PlatformDesc& platform) {
+  ElementEvent e;
+  e.where = location_of(o, file);
+  e.kind = scalar_text(o["event"], file, "event");
+  const std::vector<std::string> kinds = {"element_down", "element_up", "element_flap"};
+  if (std::find(kinds.begin(), kinds.end(), e.kind) == kinds.end()) {
+    const std::string hint = nearest_name(e.kind, kinds);
+    throw InputError(
+        location_of(o["event"], file),
+        fmt::format("unknown event '{}'{}; accepted: {}", e.kind.substr(0, 60),
+                    hint.empty() ? "" : " (did you mean '" + hint + "'?)", join_names(kinds)));
+  }
+  const bool flap = e.kind == "element_flap";
+  std::vector<std::string> keys = {"name", "event", "target", "start"};
+  if (flap) keys.insert(keys.end(), {"down_for", "period", "count"});
+  check_keys(o, file, keys, e.kind + " event");
+  e.name = o["name"] ? scalar_text(o["name"], file, "name") : e.kind;
+  if (!o["target"]) throw InputError(e.where, e.kind + " needs 'target:' (an element)");
+  e.target = scalar_text(o["target"], file, "target");
+  require_element(platform, e.target, location_of(o["target"], file));
+  if (o["start"]) e.at_ps = time_value(o["start"], file, e.kind + " start");
+  if (!flap) return e;
+  for (const char* key : {"down_for", "period", "count"})
+    if (!o[key]) throw InputError(e.where, fmt::format("element_flap needs '{}:'", key));
+  e.down_for_ps = time_value(o["down_for"], file, "element_flap down_for");
+  e.period_ps = time_value(o["period"], file, "element_flap period");
+  if (e.down_for_ps == 0 || e.down_for_ps >= e.period_ps)
+    throw InputError(location_of(o["down_for"], file),
+                     "element_flap: down_for must be above zero and below period");
+  const std::string count = scalar_text(o["count"], file, "count");
+  if (count.empty() || count.size() > 6 ||
+      count.find_first_not_of("0123456789") != std::string::npos || std::stoul(count) == 0)
+    throw InputError(location_of(o["count"], file),
+                     fmt::format("element_flap count must be a whole number from 1 to 999999, "
+                                 "got '{}'",
+                                 count.substr(0, 40)));
+  e.count = static_cast<std::uint32_t>(std::stoul(count));
+  if (static_cast<u128>(e.at_ps) + static_cast<u128>(e.count) * e.period_ps > kMaxWorkloadTimePs)
+    throw InputError(e.where,
+                     "element_flap: its last outage ends past the longest run accepted "
+                     "(1000000 s)");
+  return e;
+}
+
 OperationDesc read_operation(const YAML::Node& o, const std::string& file,
                              const PlatformDesc& platform, Topology& topology) {
   require_map(o, file, "an operation");
@@ -411,7 +458,10 @@ WorkloadDesc load_workload(const YAML::Node& node, const std::string& file,
   if (!ops) throw InputError(location_of(src.root, src.file), "workload has no 'operations:'");
   require_sequence(ops, src.file, "operations");
   for (const auto& o : ops) {
-    if (o.IsMap() && o["event"])
+    if (o.IsMap() && o["event"] && o["event"].IsScalar() &&
+        o["event"].Scalar().rfind("element_", 0) == 0)
+      w.element_events.push_back(read_element_event(o, src.file, platform));
+    else if (o.IsMap() && o["event"])
       w.supply_events.push_back(read_supply_event(o, src.file, platform));
     else
       w.operations.push_back(read_operation(o, src.file, platform, topology));
@@ -443,6 +493,49 @@ std::vector<std::string> transfer_path(const OperationDesc& op, Topology& topolo
     path.insert(path.end(), leg.begin() + 1, leg.end());
   }
   return path;
+}
+
+std::map<std::string, std::vector<Outage>> element_outages(const WorkloadDesc& workload) {
+  // Per target: (time, +1 down / -1 up, event) in time order; a down and an
+  // up at the same time: the up first (a span ends before the next begins).
+  struct Edge {
+    std::uint64_t at;
+    int delta;
+    const ElementEvent* event;
+  };
+  std::map<std::string, std::vector<Edge>> edges;
+  for (const ElementEvent& e : workload.element_events) {
+    auto& list = edges[e.target];
+    if (e.kind == "element_down") list.push_back({e.at_ps, +1, &e});
+    if (e.kind == "element_up") list.push_back({e.at_ps, -1, &e});
+    if (e.kind == "element_flap")
+      for (std::uint32_t k = 0; k < e.count; ++k) {
+        list.push_back({e.at_ps + k * e.period_ps, +1, &e});
+        list.push_back({e.at_ps + k * e.period_ps + e.down_for_ps, -1, &e});
+      }
+  }
+  std::map<std::string, std::vector<Outage>> out;
+  for (auto& [target, list] : edges) {
+    std::stable_sort(list.begin(), list.end(), [](const Edge& a, const Edge& b) {
+      return a.at != b.at ? a.at < b.at : a.delta < b.delta;
+    });
+    int down = 0;  // downs in force: overlapping spans join
+    std::uint64_t since = 0;
+    for (const Edge& edge : list) {
+      if (edge.delta < 0 && down == 0)
+        throw InputError(
+            edge.event->where,
+            fmt::format("element_up of '{}' at {} ps: it is not down then", target, edge.at));
+      if (edge.delta > 0 && down++ == 0) since = edge.at;
+      if (edge.delta < 0 && --down == 0 && edge.at > since) out[target].push_back({since, edge.at});
+    }
+    if (down > 0)
+      throw InputError(list.back().event->where,
+                       fmt::format("'{}' goes down at {} ps and never comes back up: add an "
+                                   "element_up (what crosses it would wait forever)",
+                                   target, since));
+  }
+  return out;
 }
 
 }  // namespace cnuas

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "core/inputs/platform.h"
 #include "core/inputs/topology.h"
 #include "core/kernel/operation.h"
+#include "core/kernel/outage.h"
 #include "core/outputs/power.h"
 
 namespace cnuas {
@@ -52,12 +54,30 @@ struct OperationDesc {
   SourceLocation where;
 };
 
+// `- {event: element_down | element_up | element_flap, target: ELEMENT, start: T}`
+// (element_flap adds down_for, period and count): when an element serves nothing.
+struct ElementEvent {
+  std::string name;
+  std::string kind;
+  std::string target;  // instance name
+  std::uint64_t at_ps = 0;
+  std::uint64_t down_for_ps = 0, period_ps = 0;  // element_flap
+  std::uint32_t count = 1;                       // element_flap
+  SourceLocation where;
+};
+
 struct WorkloadDesc {
   std::string name;
   std::string file;
   std::vector<OperationDesc> operations;
-  std::vector<SupplyEvent> supply_events;  // entries with `event:`
+  std::vector<SupplyEvent> supply_events;    // entries with `event:` for a power shelf
+  std::vector<ElementEvent> element_events;  // entries with `event:` for an element's failure
 };
+
+// Per target element (by instance name), its outages in time order, from the
+// workload's element events: every down followed by its up, flaps expanded,
+// overlapping spans joined. Throws InputError for a down never brought up.
+std::map<std::string, std::vector<Outage>> element_outages(const WorkloadDesc& workload);
 
 // Reads a workload (a path scalar or an inline mapping) and checks it against
 // the platform: elements exist, consecutive path elements are connected, every

@@ -126,13 +126,14 @@ tlm::tlm_sync_enum Element::nb_transport_fw(int, tlm::tlm_generic_payload& trans
 
 struct Element::Booked {
   Booking main;
-  Booking feed;                 // valid when has_feed
-  std::uint64_t admitted_ps;    // when the stage could enter (back-pressure)
-  std::uint64_t main_ready_ps;  // when its data reached the main lane
-  std::uint64_t end_ps;         // the stage's result is available downstream
-  std::uint64_t next_ps;        // overlap: when its data starts reaching the next element
-  LaneChoice lanes;             // the main lane's group, resolved
-  LaneChoice feed_lanes;        // the feed lane's, when has_feed
+  Booking feed;                      // valid when has_feed
+  std::uint64_t admitted_ps;         // when the stage could enter (back-pressure, outages)
+  std::uint64_t outage_wait_ps = 0;  // of that, the wait for the element to come back up
+  std::uint64_t main_ready_ps;       // when its data reached the main lane
+  std::uint64_t end_ps;              // the stage's result is available downstream
+  std::uint64_t next_ps;             // overlap: when its data starts reaching the next element
+  LaneChoice lanes;                  // the main lane's group, resolved
+  LaneChoice feed_lanes;             // the feed lane's, when has_feed
   bool has_feed;
   bool feed_is_engine;
 };
@@ -167,6 +168,16 @@ inline __attribute__((always_inline)) void Element::book(const Stage& stage, con
       main.pinned ? main.first : lanes_.earliest(main.first, main.count);
   b.admitted_ps = main.pinned ? admission_ps(stage, main_lane, ready_ps, plan) : ready_ps;
   b.has_feed = plan.feed != Feed::None;
+  if (__builtin_expect(!outages_.empty(), 0)) {
+    const std::uint64_t before = b.admitted_ps;
+    std::uint32_t feed_lane = 0;
+    if (b.has_feed) {
+      const LaneChoice feed = resolved(plan.feed_lanes, lanes);
+      feed_lane = feed.pinned ? feed.first : lanes_.earliest(feed.first, feed.count);
+    }
+    b.admitted_ps = clear_of_outages(plan, main_lane, b.has_feed ? &feed_lane : nullptr, before);
+    b.outage_wait_ps = b.admitted_ps - before;
+  }
   if (!b.has_feed) {
     b.main_ready_ps = b.admitted_ps;
     b.main = lanes_.hold(main_lane, b.admitted_ps, plan.occupancy_ps);
@@ -194,6 +205,34 @@ inline __attribute__((always_inline)) void Element::book(const Stage& stage, con
   b.feed = lanes_.hold(feed_lane, feed_start, feed_free - feed_start);
   b.end_ps = checked_add(done, plan.latency_ps);
   b.next_ps = checked_add(b.main.start_ps, plan.latency_ps);
+}
+
+// The admission time at or after `admitted` from which the stage's lane
+// holdings, as book() will make them, touch no outage: each overlap moves it
+// to that outage's end. (Lane free times do not change meanwhile.)
+std::uint64_t Element::clear_of_outages(const StagePlan& plan, std::uint32_t main_lane,
+                                        const std::uint32_t* feed_lane,
+                                        std::uint64_t admitted) const {
+  auto overlapping = [&](std::uint64_t start, std::uint64_t hold) -> const Outage* {
+    for (const Outage& o : outages_)
+      if (o.from_ps < checked_add(start, std::max<std::uint64_t>(hold, 1)) && start < o.to_ps)
+        return &o;
+    return nullptr;
+  };
+  for (;;) {
+    const Outage* hit = nullptr;
+    if (feed_lane == nullptr) {
+      hit = overlapping(std::max(admitted, lanes_.free_at(main_lane)), plan.occupancy_ps);
+    } else {
+      const std::uint64_t feed_start = std::max(admitted, lanes_.free_at(*feed_lane));
+      const std::uint64_t main_start =
+          std::max(checked_add(feed_start, plan.lead_ps), lanes_.free_at(main_lane));
+      hit = overlapping(feed_start, plan.feed_occupancy_ps);
+      if (!hit) hit = overlapping(main_start, plan.occupancy_ps);
+    }
+    if (!hit) return admitted;
+    admitted = hit->to_ps;
+  }
 }
 
 // The calibrated time alone replaces the analytic one; the difference comes
@@ -258,8 +297,12 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
   }
   if (b.end_ps > op.end_ps) op.end_ps = b.end_ps;
   const bool held = b.admitted_ps > ready_ps;
-  if (held) {
-    stats_.held_ps += b.admitted_ps - ready_ps;
+  if (b.outage_wait_ps > 0) {
+    stats_.outage_wait_ps += b.outage_wait_ps;
+    ++stats_.outage_stages;
+  }
+  if (b.admitted_ps - b.outage_wait_ps > ready_ps) {  // held back by a full buffer
+    stats_.held_ps += b.admitted_ps - b.outage_wait_ps - ready_ps;
     ++stats_.held_stages;
     if (logs(LogLevel::Info))
       log(LogLevel::Info, fmt::format("'{}' held {} ps upstream until lane {} admits it "

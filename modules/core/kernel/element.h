@@ -23,6 +23,7 @@
 #include "core/kernel/lanes.h"
 #include "core/kernel/log.h"
 #include "core/kernel/operation.h"
+#include "core/kernel/outage.h"
 #include "core/kernel/stage_plan.h"
 #include "core/kernel/stage_protocol.h"
 
@@ -35,6 +36,8 @@ struct ElementStats {
   std::uint64_t main_busy_ps = 0;  // time stages held their main lane (what draws active power)
   std::uint64_t held_ps = 0;       // time stages waited upstream for admission (back-pressure)
   std::uint64_t held_stages = 0;
+  std::uint64_t outage_wait_ps = 0;     // time stages waited for the element to come back up
+  std::uint64_t outage_stages = 0;      // stages that waited for it
   std::vector<std::uint64_t> waits_ps;  // per stage: its waits, kept only when the trace is off
 };
 
@@ -128,6 +131,12 @@ class Element : public sc_core::sc_module {
     double heldout_mape_percent;
   };
   void set_calibration(const Calibration& c) { calibration_ = c; }
+
+  // Spans in which the element is down, sorted and apart (workload fault
+  // events). A stage that would hold a lane during one waits for its end: it
+  // is admitted then, as a stage held upstream is (admitted_ps in the trace).
+  void set_outages(std::vector<Outage> outages) { outages_ = std::move(outages); }
+  const std::vector<Outage>& outages() const { return outages_; }
   const std::optional<Calibration>& calibration() const { return calibration_; }
 
   // Called by the scheduler when simulated time reaches the stage's ready time.
@@ -148,6 +157,8 @@ class Element : public sc_core::sc_module {
   void end_of_elaboration() override;
   struct Booked;  // what booking one stage did
   void book(const Stage& stage, const StagePlan& plan, std::uint64_t ready_ps, Booked& booked);
+  std::uint64_t clear_of_outages(const StagePlan& plan, std::uint32_t main_lane,
+                                 const std::uint32_t* feed_lane, std::uint64_t admitted) const;
   void calibrate(StagePlan& plan, const Operation& op);
   tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
@@ -158,6 +169,7 @@ class Element : public sc_core::sc_module {
   std::vector<const Element*> senders_;
   bool neighbours_known_ = false;
   std::optional<Calibration> calibration_;
+  std::vector<Outage> outages_;
   ElementStats stats_;
   RunContext& context_;
   std::uint32_t index_;

@@ -107,8 +107,9 @@ void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const Trace
       const TraceSink::Instant& i = sink.instants()[seq - sink.size()];
       fmt::format_to(
           std::back_inserter(buf),
-          "{{\"t_ps\":{},\"seq\":{},\"event\":\"{}\",\"component\":\"{}\",{},\"class\":\"{}\"}}\n",
-          i.at_ps, seq, i.name, (*names.components)[i.component], i.fields, header.evidence_class);
+          "{{\"t_ps\":{},\"seq\":{},\"event\":\"{}\",\"component\":\"{}\",{}\"class\":\"{}\"}}\n",
+          i.at_ps, seq, i.name, (*names.components)[i.component],
+          i.fields.empty() ? "" : i.fields + ",", header.evidence_class);
       continue;
     }
     const StageEvent& e = sink[seq];
@@ -162,10 +163,11 @@ void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const Tr
     sep();
     if (seq >= sink.size()) {
       const TraceSink::Instant& i = sink.instants()[seq - sink.size()];
-      put("{{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"power\",\"name\":\"{}\",\"pid\":{},\"tid\":0,"
+      put("{{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"{}\",\"name\":\"{}\",\"pid\":{},\"tid\":0,"
           "\"ts\":{},"
-          "\"args\":{{\"seq\":{},{}}}}}\n",
-          i.name, i.component + 1, ps_to_us_text(i.at_ps), seq, i.fields);
+          "\"args\":{{\"seq\":{}{}{}}}}}\n",
+          i.name.rfind("element_", 0) == 0 ? "fault" : "power", i.name, i.component + 1,
+          ps_to_us_text(i.at_ps), seq, i.fields.empty() ? "" : ",", i.fields);
       continue;
     }
     const StageEvent& e = sink[seq];

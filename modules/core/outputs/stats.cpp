@@ -163,6 +163,16 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
         {"energy_j", decimal(energy, 9)}};
     std::string text = entry.dump();
     text.pop_back();  // reopen the object for its lanes
+    if (!e->outages().empty()) {
+      std::uint64_t down = 0;
+      for (const Outage& o : e->outages()) down += o.to_ps - o.from_ps;
+      text += "," + Json("outages").dump() + ":" +
+              Json({{"spans", e->outages().size()},
+                    {"down_ps", down},
+                    {"stages_waited", e->stats().outage_stages},
+                    {"wait_ps", e->stats().outage_wait_ps}})
+                  .dump();
+    }
     fmt::format_to(std::back_inserter(elements), "{}\n    {}: {},\"lanes\":[{}]}}",
                    elements.size() ? "," : "", Json(e->name()).dump(), text,
                    std::string_view(lane_list.data(), lane_list.size()));
