@@ -10,6 +10,7 @@
 #include "lexer.h"
 #include "ptx/errors.h"
 #include "ptx/ir.h"
+#include "shared_layout.h"
 
 namespace cnuas::ptx {
 namespace {
@@ -533,6 +534,7 @@ class Parser {
           entry_shared_align_ = std::max(entry_shared_align_, v.align);
           sym = {SymbolKind::Shared, kEntrySharedBit | v.offset};
         } else {
+          module_shared_.push_back(m_.variables.size());
           shared_bytes_ = align_up(shared_bytes_, v.align);
           check_total(std::uint64_t{shared_bytes_} + v.size, v.space, where,
                       "the module's .shared variables");
@@ -1171,7 +1173,8 @@ class Parser {
   std::vector<std::pair<std::uint32_t, Token>> fixups_;
   std::map<std::string, std::vector<std::pair<Token, std::uint32_t>>> branch_tables_;
   std::vector<std::pair<std::uint32_t, std::string>> pending_tables_;
-  std::uint32_t shared_bytes_ = 0;  // module-scope and device-function .shared
+  std::uint32_t shared_bytes_ = 0;          // module-scope and device-function .shared
+  std::vector<std::size_t> module_shared_;  // those variables' indices in m_.variables
   std::uint32_t entry_shared_align_ = 1;
   int expr_depth_ = 0;  // nesting of the constant expression or initializer being read
 
@@ -1203,9 +1206,8 @@ class Parser {
   }
 
  public:
-  // Where the kernels' own regions start: after the module's .shared.
-  std::uint32_t entry_shared_base() const { return align_up(shared_bytes_, entry_shared_align_); }
-  std::uint32_t static_shared_bytes() const { return shared_bytes_; }
+  const std::vector<std::size_t>& module_shared() const { return module_shared_; }
+  std::uint32_t entry_shared_align() const { return entry_shared_align_; }
 };
 
 }  // namespace
@@ -1215,13 +1217,9 @@ std::shared_ptr<const Module> Module::parse(const std::string& text, const std::
   m->file = file;
   Parser p(text, file, *m);
   p.parse_module();
-  // A kernel's footprint: the module's .shared (any device function may use
-  // it) plus its own, not the other kernels'.
-  for (Function& f : m->functions) {
-    f.entry_shared_base = p.entry_shared_base();
-    f.static_shared_bytes = f.entry_shared_bytes > 0 ? f.entry_shared_base + f.entry_shared_bytes
-                                                     : p.static_shared_bytes();
-  }
+  // A kernel's footprint: the module's .shared its code can reach plus its
+  // own, not the other kernels'.
+  lay_out_module_shared(*m, p.module_shared(), p.entry_shared_align());
   return m;
 }
 
