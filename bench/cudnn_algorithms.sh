@@ -28,22 +28,22 @@ import json, re, sys
 out, algos = sys.argv[1], sys.argv[2:]
 first = open(f"{out}/algo{algos[0]}.txt").read().splitlines()[1]
 print("convolution " + re.search(r" (on [^:]*)", first).group(1))
-print("| algorithm | kernels | SM cycles | warp instructions | IPC | DRAM efficiency "
+print("| algorithm | kernels | kernel time (us) | SM cycles | warp instructions | IPC | DRAM efficiency "
       "| DRAM bandwidth utilization | L2 hit rate | power core / L1 / L2 / NoC / DRAM / idle (W) "
       "| average power (W) |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
 for a in algos:
     line = open(f"{out}/algo{a}.txt").read().splitlines()[1]
     name = line.split()[1]
     stats = json.load(open(f"{out}/gpu-algo{a}.json"))
     if "not supported" in line or not stats["devices"]:
-        print(f"| {a} {name} | not supported by cuDNN for this shape | | | | | | | | |")
+        print(f"| {a} {name} | not supported by cuDNN for this shape | | | | | | | | | |")
         continue
     d = stats["devices"][0]
     seconds = sum(k["time_ps"] for k in stats["kernels"]) * 1e-12
     e = d["energy_j"]
     power = " / ".join(f"{e[c] / seconds:.1f}" for c in ("core", "l1", "l2", "noc", "dram", "idle"))
-    print(f"| {a} {name} | {d['kernels']} | {d['cycles']} | {d['warp_instructions']} "
+    print(f"| {a} {name} | {d['kernels']} | {seconds * 1e6:.1f} | {d['cycles']} | {d['warp_instructions']} "
           f"| {d['ipc']:.2f} | {d['dram']['efficiency']:.3f} "
           f"| {d['dram']['bandwidth_utilization']:.4f} | {d['l2']['hit_rate']:.3f} "
           f"| {power} | {d['average_power_w']:.1f} |")
