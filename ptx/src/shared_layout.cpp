@@ -75,6 +75,15 @@ std::vector<bool> kernel_reach(const std::vector<Reach>& reach, std::size_t kern
 
 void lay_out_module_shared(Module& m, const std::vector<std::size_t>& module_shared,
                            std::uint32_t entry_align) {
+  auto footprint = [&](Function& f, std::uint32_t module_bytes) {
+    f.entry_shared_base = align_to(module_bytes, entry_align);
+    f.static_shared_bytes =
+        f.entry_shared_bytes > 0 ? f.entry_shared_base + f.entry_shared_bytes : module_bytes;
+  };
+  if (module_shared.empty()) {  // the common case: nothing to lay out
+    for (Function& f : m.functions) footprint(f, 0);
+    return;
+  }
   std::map<std::int64_t, std::size_t> by_offset;  // the parser's offset -> position
   for (std::size_t i = 0; i < module_shared.size(); ++i)
     by_offset[m.variables[module_shared[i]].offset] = i;
@@ -112,11 +121,6 @@ void lay_out_module_shared(Module& m, const std::vector<std::size_t>& module_sha
   for (std::size_t v = 0; v < module_shared.size(); ++v)
     m.variables[module_shared[v]].offset = offset[v];
 
-  auto footprint = [&](Function& f, std::uint32_t module_bytes) {
-    f.entry_shared_base = align_to(module_bytes, entry_align);
-    f.static_shared_bytes =
-        f.entry_shared_bytes > 0 ? f.entry_shared_base + f.entry_shared_bytes : module_bytes;
-  };
   for (Function& f : m.functions) footprint(f, module_end);
   for (std::size_t k = 0; k < kernels.size(); ++k)
     footprint(m.functions[kernels[k]], kernel_end[k]);
