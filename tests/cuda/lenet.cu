@@ -348,6 +348,7 @@ Params host_backward(const Params& p, const Vec& x, const HostForward& f) {
 // Largest |got - ref| relative to the largest |ref| of the tensor.
 template <typename T>
 double worst_error(const std::vector<T>& got, const Vec& ref) {
+  if (got.size() != ref.size()) return INFINITY;  // a failed download
   double biggest = 0, err = 0;
   for (double v : ref) biggest = std::max(biggest, std::fabs(v));
   for (std::size_t i = 0; i < ref.size(); ++i) {
@@ -399,9 +400,10 @@ struct Tensor {
 struct Net {
   cudnnHandle_t dnn;
   cublasHandle_t blas;
-  // Activations: the images, conv1 (bias added, then ReLU in place of a copy:
-  // a1 holds the pre-activation, r1 the ReLU), pool1, LRN, conv2, ReLU, pool2
-  // (also the 400 FC inputs), FC layers, logits, probabilities.
+  // Activations: the images; conv1 with its bias (a1) and its ReLU (r1);
+  // pool1, LRN; conv2 + bias, ReLU; pool2 (also the 400 FC inputs); each FC
+  // layer before (z) and after (h) its ReLU; the logits (z3) and the
+  // probabilities. Backward needs both sides of every ReLU.
   Tensor x, a1, r1, p1, l1, a2, r2, p2, z1, h1, z2, h2, z3, prob;
   std::array<float*, kParams> param{}, grad{};
   cudnnTensorDescriptor_t bias_desc[5];  // 1 x C x 1 x 1 per layer
