@@ -28,45 +28,69 @@ bool names_function(const Operand& o) {
 struct Reach {
   std::vector<std::size_t> variables;  // positions in module_shared
   std::vector<std::size_t> functions;  // called or address taken
-  bool everything = false;             // calls through a pointer, or names an unknown offset
+  bool indirect = false;               // calls through a pointer
+  bool everything = false;             // names an offset no variable starts at
 };
 
-std::vector<Reach> direct_reach(const Module& m,
-                                const std::map<std::int64_t, std::size_t>& by_offset) {
-  std::vector<Reach> reach(m.functions.size());
+struct ModuleReach {
+  std::vector<Reach> functions;
+  // Where a call through a pointer may go: the functions whose address some
+  // code or some variable's initializer takes.
+  std::vector<std::size_t> address_taken;
+};
+
+ModuleReach direct_reach(const Module& m, const std::map<std::int64_t, std::size_t>& by_offset) {
+  ModuleReach r;
+  r.functions.resize(m.functions.size());
   for (std::size_t f = 0; f < m.functions.size(); ++f)
     for (const Instruction& inst : m.functions[f].code) {
-      if (inst.op == Opcode::call && inst.ops[1].kind == Operand::Kind::Reg)
-        reach[f].everything = true;
+      const bool call = inst.op == Opcode::call;
+      if (call && inst.ops[1].kind == Operand::Kind::Reg) r.functions[f].indirect = true;
       for (const Operand& o : inst.ops) {
-        if (names_function(o)) reach[f].functions.push_back(static_cast<std::size_t>(o.symbol));
+        if (names_function(o)) {
+          const auto g = static_cast<std::size_t>(o.symbol);
+          r.functions[f].functions.push_back(g);
+          if (!call || &o != &inst.ops[1]) r.address_taken.push_back(g);
+        }
         if (!names_module_shared(o)) continue;
         const auto v = by_offset.find(o.symbol);
         if (v == by_offset.end())
-          reach[f].everything = true;
+          r.functions[f].everything = true;
         else
-          reach[f].variables.push_back(v->second);
+          r.functions[f].variables.push_back(v->second);
       }
     }
-  return reach;
+  for (const Variable& v : m.variables)
+    for (const auto& [offset, name] : v.address_init)
+      if (const auto g = m.function_index.find(name); g != m.function_index.end())
+        r.address_taken.push_back(g->second);
+  return r;
 }
 
 // The variables a kernel's code can reach, through the functions it names.
-std::vector<bool> kernel_reach(const std::vector<Reach>& reach, std::size_t kernel,
+std::vector<bool> kernel_reach(const ModuleReach& reach, std::size_t kernel,
                                std::size_t variables) {
-  std::vector<bool> seen(reach.size()), uses(variables);
+  const std::size_t count = reach.functions.size();
+  std::vector<bool> seen(count), uses(variables);
   std::vector<std::size_t> todo{kernel};
   seen[kernel] = true;
+  bool pointers_followed = false;
+  auto visit = [&](std::size_t f) {
+    if (f < count && !seen[f]) {
+      seen[f] = true;
+      todo.push_back(f);
+    }
+  };
   while (!todo.empty()) {
-    const Reach& r = reach[todo.back()];
+    const Reach& r = reach.functions[todo.back()];
     todo.pop_back();
     if (r.everything) return std::vector<bool>(variables, true);
     for (std::size_t v : r.variables) uses[v] = true;
-    for (std::size_t f : r.functions)
-      if (f < reach.size() && !seen[f]) {
-        seen[f] = true;
-        todo.push_back(f);
-      }
+    for (std::size_t f : r.functions) visit(f);
+    if (r.indirect && !pointers_followed) {
+      pointers_followed = true;
+      for (std::size_t f : reach.address_taken) visit(f);
+    }
   }
   return uses;
 }
@@ -87,7 +111,7 @@ void lay_out_module_shared(Module& m, const std::vector<std::size_t>& module_sha
   std::map<std::int64_t, std::size_t> by_offset;  // the parser's offset -> position
   for (std::size_t i = 0; i < module_shared.size(); ++i)
     by_offset[m.variables[module_shared[i]].offset] = i;
-  const std::vector<Reach> reach = direct_reach(m, by_offset);
+  const ModuleReach reach = direct_reach(m, by_offset);
   std::vector<std::size_t> kernels;
   std::vector<std::vector<bool>> uses;
   for (std::size_t f = 0; f < m.functions.size(); ++f)

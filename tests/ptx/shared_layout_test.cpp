@@ -95,9 +95,8 @@ TEST(PtxSharedLayout, KernelsAreChargedOnlyForTheModuleSharedTheyReach) {
   EXPECT_EQ(h[1], 6u);     // read_b finds what only_b stored: both use buf_b's new offset
 }
 
-// A kernel reaching both buffers keeps them apart, and a kernel that calls
-// through a pointer may reach anything: both get the parser's layout, which
-// then pushes buf_b after buf_a for every kernel that reaches it.
+// A kernel reaching both buffers keeps them apart, which then pushes buf_b
+// after buf_a for every kernel that reaches it.
 TEST(PtxSharedLayout, KernelsReachingSeveralKeepThemApart) {
   const std::string both = std::string(kLibraryModule) + R"(
 .visible .entry both(.param .u64 out)
@@ -112,10 +111,26 @@ TEST(PtxSharedLayout, KernelsReachingSeveralKeepThemApart) {
   }
   ret;
 }
+.visible .entry none()
+{
+  ret;
+}
+)";
+  auto m = Module::parse(both, "library.ptx");
+  EXPECT_EQ(m->find("both")->static_shared_bytes, 4096u + 2048u);
+  EXPECT_EQ(m->find("only_a")->static_shared_bytes, 4096u);
+  EXPECT_EQ(m->find("only_b")->static_shared_bytes, 4096u + 2048u + 16u);
+  EXPECT_EQ(m->find("none")->static_shared_bytes, 0u);
+}
+
+// A call through a pointer may reach any function whose address the module
+// takes (here read_b's, so buf_b), and nothing else.
+TEST(PtxSharedLayout, AnIndirectCallReachesTheFunctionsWhoseAddressIsTaken) {
+  const std::string pointer = std::string(kLibraryModule) + R"(
 .visible .entry pointer()
 {
   .reg .b64 %rd<2>;
-  mov.u64 %rd1, 0;
+  mov.u64 %rd1, read_b;
   {
     .param .b32 i;
     .param .b32 r;
@@ -124,17 +139,56 @@ TEST(PtxSharedLayout, KernelsReachingSeveralKeepThemApart) {
   }
   ret;
 }
-.visible .entry none()
+)";
+  auto m = Module::parse(pointer, "library.ptx");
+  EXPECT_EQ(m->find("pointer")->static_shared_bytes, 2048u);  // buf_b at 0, not after buf_a
+  EXPECT_EQ(m->find("only_a")->static_shared_bytes, 4096u);
+}
+
+// The CTA's limit (227 KiB) holds per kernel: two kernels with 200000-byte
+// buffers of their own parse. A third that reaches both needs 400000 bytes,
+// and since a variable has one offset in every kernel, big_b then lies after
+// big_a for uses_b as well: the error names both kernels.
+TEST(PtxSharedLayout, TheSharedLimitHoldsPerKernel) {
+  const std::string two = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.shared .align 4 .b8 big_a[200000];
+.shared .align 4 .b8 big_b[200000];
+.visible .entry uses_a()
 {
+  st.shared.u32 [big_a], 1;
+  ret;
+}
+.visible .entry uses_b()
+{
+  st.shared.u32 [big_b], 1;
   ret;
 }
 )";
-  auto m = Module::parse(both, "library.ptx");
-  EXPECT_EQ(m->find("both")->static_shared_bytes, 4096u + 2048u);
-  EXPECT_EQ(m->find("pointer")->static_shared_bytes, 4096u + 2048u);
-  EXPECT_EQ(m->find("only_a")->static_shared_bytes, 4096u);
-  EXPECT_EQ(m->find("only_b")->static_shared_bytes, 4096u + 2048u + 16u);
-  EXPECT_EQ(m->find("none")->static_shared_bytes, 0u);
+  auto m = Module::parse(two, "big.ptx");
+  EXPECT_EQ(m->find("uses_a")->static_shared_bytes, 200000u);
+  EXPECT_EQ(m->find("uses_b")->static_shared_bytes, 200000u);
+  const std::string both = two + R"(
+.visible .entry uses_both()
+{
+  st.shared.u32 [big_a], 1;
+  st.shared.u32 [big_b], 1;
+  ret;
+}
+)";
+  try {
+    Module::parse(both, "big.ptx");
+    ADD_FAILURE() << "a kernel needing 400000 bytes of .shared was accepted";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.line, 12u);  // the .entry of uses_b, the first named
+    EXPECT_NE(std::string(e.what()).find(
+                  "kernels over the limit of 232448 bytes of .shared (the module's variables "
+                  "each reaches and its own): 'uses_b' (400000 bytes), 'uses_both' (400000 bytes)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
