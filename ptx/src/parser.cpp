@@ -10,6 +10,7 @@
 #include "lexer.h"
 #include "ptx/errors.h"
 #include "ptx/ir.h"
+#include "shared_layout.h"
 
 namespace cnuas::ptx {
 namespace {
@@ -533,9 +534,16 @@ class Parser {
           entry_shared_align_ = std::max(entry_shared_align_, v.align);
           sym = {SymbolKind::Shared, kEntrySharedBit | v.offset};
         } else {
+          // Each kernel holds only those it reaches (shared_layout.h), so the
+          // CTA limit applies per kernel, after the layout; the module's sum
+          // (cuBLAS: 68 kernels' buffers, 363 KiB) only has to stay countable.
+          module_shared_.push_back(m_.variables.size());
           shared_bytes_ = align_up(shared_bytes_, v.align);
-          check_total(std::uint64_t{shared_bytes_} + v.size, v.space, where,
-                      "the module's .shared variables");
+          if (std::uint64_t{shared_bytes_} + v.size > kMaxModuleSharedBytes)
+            fail(where, "the module's .shared variables would take " +
+                            std::to_string(std::uint64_t{shared_bytes_} + v.size) +
+                            " bytes; at most " + std::to_string(kMaxModuleSharedBytes) +
+                            " are accepted");
           v.offset = shared_bytes_;
           shared_bytes_ += static_cast<std::uint32_t>(v.size);
           sym = {SymbolKind::Shared, v.offset};
@@ -1171,7 +1179,8 @@ class Parser {
   std::vector<std::pair<std::uint32_t, Token>> fixups_;
   std::map<std::string, std::vector<std::pair<Token, std::uint32_t>>> branch_tables_;
   std::vector<std::pair<std::uint32_t, std::string>> pending_tables_;
-  std::uint32_t shared_bytes_ = 0;  // module-scope and device-function .shared
+  std::uint32_t shared_bytes_ = 0;          // module-scope and device-function .shared
+  std::vector<std::size_t> module_shared_;  // those variables' indices in m_.variables
   std::uint32_t entry_shared_align_ = 1;
   int expr_depth_ = 0;  // nesting of the constant expression or initializer being read
 
@@ -1180,6 +1189,7 @@ class Parser {
   // function, a CTA has at most 227 KiB of shared memory and a thread 512 KiB
   // of local memory, a .const bank holds 64 KiB.
   static constexpr std::uint64_t kMaxRegisters = 1u << 16;
+  static constexpr std::uint64_t kMaxModuleSharedBytes = 1u << 30;
   static constexpr int kMaxExprDepth = 256;
   static std::uint64_t max_variable_bytes(Space space) {
     switch (space) {
@@ -1203,9 +1213,9 @@ class Parser {
   }
 
  public:
-  // Where the kernels' own regions start: after the module's .shared.
-  std::uint32_t entry_shared_base() const { return align_up(shared_bytes_, entry_shared_align_); }
-  std::uint32_t static_shared_bytes() const { return shared_bytes_; }
+  const std::vector<std::size_t>& module_shared() const { return module_shared_; }
+  std::uint32_t entry_shared_align() const { return entry_shared_align_; }
+  static std::uint64_t max_cta_shared_bytes() { return max_variable_bytes(Space::Shared); }
 };
 
 }  // namespace
@@ -1215,13 +1225,24 @@ std::shared_ptr<const Module> Module::parse(const std::string& text, const std::
   m->file = file;
   Parser p(text, file, *m);
   p.parse_module();
-  // A kernel's footprint: the module's .shared (any device function may use
-  // it) plus its own, not the other kernels'.
-  for (Function& f : m->functions) {
-    f.entry_shared_base = p.entry_shared_base();
-    f.static_shared_bytes = f.entry_shared_bytes > 0 ? f.entry_shared_base + f.entry_shared_bytes
-                                                     : p.static_shared_bytes();
-  }
+  // A kernel's footprint: the module's .shared its code can reach plus its
+  // own, not the other kernels'.
+  lay_out_module_shared(*m, p.module_shared(), p.entry_shared_align());
+  // Kernels over the CTA's limit, all named: one that reaches a variable
+  // another kernel also reaches may be pushed over by that one's variables.
+  std::string over;
+  std::uint32_t line = 0;
+  for (const Function& f : m->functions)
+    if (f.is_entry && f.static_shared_bytes > Parser::max_cta_shared_bytes()) {
+      over += (over.empty() ? "'" : ", '") + f.name + "' (" +
+              std::to_string(f.static_shared_bytes) + " bytes)";
+      if (!line) line = f.line;
+    }
+  if (!over.empty())
+    throw ParseError(
+        file, line, 1,
+        "kernels over the limit of " + std::to_string(Parser::max_cta_shared_bytes()) +
+            " bytes of .shared (the module's variables each reaches and its own): " + over);
   return m;
 }
 

@@ -8,13 +8,17 @@
 // any other failure is a failed check.
 // Usage: cudnn_ops [all|conv|ops|one] (default all); `one` runs the implicit-GEMM
 // forward and the ReLU only (the performance-mode run), printing wall and
-// simulated time.
+// simulated time. `cudnn_ops algo A [N C H W K]` runs forward algorithm A
+// (cudnnConvolutionFwdAlgo_t's number) alone on that shape (3x3 filter, pad 1;
+// the tests' shape by default), for bench/cudnn_algorithms.sh to compare the
+// algorithms' GPU statistics.
 #include <cudnn.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -32,8 +36,10 @@
 
 namespace {
 
-constexpr int N = 2, C = 3, H = 13, W = 13, K = 4, R = 3, S = 3, PAD = 1;
-constexpr int P = H, Q = W;  // stride 1, pad 1, 3x3: same size out
+// The convolution's shape; only `algo` changes N, C, H, W and K, before any use.
+int N = 2, C = 3, H = 13, W = 13, K = 4;
+constexpr int R = 3, S = 3, PAD = 1;
+int P = H, Q = W;  // stride 1, pad 1, 3x3: same size out
 
 // Deterministic values in [-1, 1): a 32-bit LCG (Numerical Recipes' constants).
 std::vector<float> random_vector(std::size_t n, unsigned state) {
@@ -542,12 +548,81 @@ int time_one(cudnnHandle_t h) {
   return 0;
 }
 
+// One forward algorithm alone, checked against the host: `algo` mode. An
+// algorithm cuDNN refuses for the shape is reported as such and is no failure
+// (the comparison lists it as not supported).
+int run_algorithm(cudnnHandle_t h, int number) {
+  Tensors t;
+  if (make_descriptors(&t)) return 1;
+  const auto algo = static_cast<cudnnConvolutionFwdAlgo_t>(number);
+  const std::vector<float> x = random_vector(static_cast<std::size_t>(N) * C * H * W, 1);
+  const std::vector<float> w = random_vector(static_cast<std::size_t>(K) * C * R * S, 2);
+  const std::size_t out = static_cast<std::size_t>(N) * K * P * Q;
+  float *dx = to_device(x), *dw = to_device(w), *dy = nullptr;
+  CHECK(dx && dw);
+  CUDA_OK(cudaMalloc(&dy, out * sizeof(float)));
+  std::size_t bytes = 0;
+  cudnnStatus_t s = cudnnGetConvolutionForwardWorkspaceSize(h, t.x, t.w, t.conv, t.y, algo, &bytes);
+  void* ws = nullptr;
+  if (s == CUDNN_STATUS_SUCCESS && bytes) CUDA_OK(cudaMalloc(&ws, bytes));
+  const float one = 1.0f, zero = 0.0f;
+  cudaEvent_t start, stop;
+  CUDA_OK(cudaEventCreate(&start));
+  CUDA_OK(cudaEventCreate(&stop));
+  CUDA_OK(cudaEventRecord(start));
+  if (s == CUDNN_STATUS_SUCCESS)
+    s = cudnnConvolutionForward(h, &one, t.x, dx, t.w, dw, t.conv, algo, ws, bytes, &zero, t.y, dy);
+  CUDA_OK(cudaEventRecord(stop));
+  CUDA_OK(cudaEventSynchronize(stop));
+  float simulated_ms = 0;
+  CUDA_OK(cudaEventElapsedTime(&simulated_ms, start, stop));
+  std::printf("forward %s on %dx%dx%dx%d, %d filters 3x3 pad 1", fwd_name(algo), N, C, H, W, K);
+  if (s == CUDNN_STATUS_NOT_SUPPORTED) {
+    std::printf(": not supported by cuDNN for this case\n");
+  } else {
+    CUDNN_OK(s);
+    double worst = 0;
+    CHECK(matches(to_host(dy, out), forward_ref(x, w), kRelative,
+                  global_tolerance(fwd_transform(algo)), &worst));
+    std::printf(
+        ": matches the host (worst relative error %.2g), workspace %zu bytes, %.4f ms "
+        "simulated\n",
+        worst, bytes, simulated_ms);
+  }
+  cudaFree(ws);
+  cudaFree(dx);
+  cudaFree(dw);
+  cudaFree(dy);
+  return 0;
+}
+
+// `algo A [N C H W K]`: the algorithm number and the shape, each checked.
+bool parse_algorithm_args(int argc, char** argv, int* algo) {
+  int* const fields[] = {algo, &N, &C, &H, &W, &K};
+  const int given = argc - 2;
+  if (given != 1 && given != 6) return false;
+  for (int i = 0; i < given; ++i) {
+    char* end = nullptr;
+    const long v = std::strtol(argv[2 + i], &end, 10);
+    if (*end != '\0' || end == argv[2 + i] || v < (i == 0 ? 0 : 1) || v > 4096) return false;
+    *fields[i] = static_cast<int>(v);
+  }
+  P = H;
+  Q = W;
+  return *algo < CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "all";
-  if (what != "all" && what != "conv" && what != "ops" && what != "one") {
-    std::fprintf(stderr, "usage: cudnn_ops [all|conv|ops|one]\n");
+  int algo = 0;
+  if ((what != "all" && what != "conv" && what != "ops" && what != "one" && what != "algo") ||
+      (what == "algo" && !parse_algorithm_args(argc, argv, &algo))) {
+    std::fprintf(stderr,
+                 "usage: cudnn_ops [all|conv|ops|one] | cudnn_ops algo A [N C H W K]\n"
+                 "  A: a forward algorithm, 0 to %d; N C H W K: positive sizes up to 4096\n",
+                 CUDNN_CONVOLUTION_FWD_ALGO_COUNT - 1);
     return 2;
   }
   std::printf("cuDNN %zu\n", cudnnGetVersion());
@@ -555,6 +630,8 @@ int main(int argc, char** argv) {
   CUDNN_OK(cudnnCreate(&h));
   if (what == "one") {
     if (time_one(h) || check_relu(h)) return 1;
+  } else if (what == "algo") {
+    if (run_algorithm(h, algo)) return 1;
   } else {
     Tally tally;
     if (what != "ops" && check_convolutions(h, false, &tally)) return 1;

@@ -307,9 +307,9 @@ TEST(PtxGrammar, BlockRegistersShadowOnlyInsideTheirBlock) {
   EXPECT_EQ(h[3], 11u);   // the function's %r1, untouched by the block
 }
 
-// Each kernel's own .shared starts after the module's .shared (also what is
-// declared after the kernels, for device functions there), and the kernels
-// overlap there.
+// Each kernel's own .shared starts after the module's .shared it reaches
+// (shared_layout_test.cpp: what it does not reach is not charged), and the
+// kernels overlap there.
 constexpr const char* kSharedLayoutModule = R"(
 .version 8.0
 .target sm_90
@@ -350,14 +350,15 @@ constexpr const char* kSharedLayoutModule = R"(
 
 TEST(PtxGrammar, KernelsAreChargedForTheModulesSharedAndTheirOwnOnly) {
   auto m = Module::parse(kSharedLayoutModule, "shared_layout.ptx");
-  // Module region: common[2] at 0 (8 bytes), late at 8: 12 bytes, where the
-  // kernels' regions start.
+  // Module region: common[2] at 0 (8 bytes), late at 8. `first` reaches
+  // common only, so its region starts at 8; `second` reaches neither, so its
+  // region starts at 0.
   const Function* first = m->find("first");
   const Function* second = m->find("second");
   ASSERT_NE(first, nullptr);
   ASSERT_NE(second, nullptr);
-  EXPECT_EQ(first->static_shared_bytes, 12u + 64);   // not + own_b's 40
-  EXPECT_EQ(second->static_shared_bytes, 12u + 40);  // not + own_a's 64
+  EXPECT_EQ(first->static_shared_bytes, 8u + 64);  // not + own_b's 40, nor late's 4
+  EXPECT_EQ(second->static_shared_bytes, 40u);     // not + own_a's 64
   DeviceMemory mem;
   std::ostringstream out;
   Executor exec(mem, out);
@@ -369,13 +370,13 @@ TEST(PtxGrammar, KernelsAreChargedForTheModulesSharedAndTheirOwnOnly) {
   exec.launch(lm, "first", cfg);
   std::uint32_t h[4];
   mem.read(buf, h, sizeof h);
-  EXPECT_EQ(h[0], 0u);   // common
-  EXPECT_EQ(h[1], 12u);  // own_a, after the module's 12 bytes
-  EXPECT_EQ(h[2], 7u);   // what was stored, neither overwriting the other
+  EXPECT_EQ(h[0], 0u);  // common
+  EXPECT_EQ(h[1], 8u);  // own_a, after common's 8 bytes
+  EXPECT_EQ(h[2], 7u);  // what was stored, neither overwriting the other
   EXPECT_EQ(h[3], 9u);
   exec.launch(lm, "second", cfg);
   mem.read(buf, h, 4);
-  EXPECT_EQ(h[0], 12u);  // own_b overlaps own_a: the two kernels never share a CTA
+  EXPECT_EQ(h[0], 0u);  // own_b overlaps the others: the kernels never share a CTA
 }
 
 // Forms cuBLAS 13's PTX uses: `.ptr .align N` on a parameter (where the
