@@ -31,4 +31,7 @@ case "$target" in
     exit 2
     ;;
 esac
-"$out/fuzzer" -max_total_time="$seconds" -max_len=65536 -timeout=10 "$out/corpus" 2>&1 | tail -5
+# Crash, timeout and out-of-memory inputs go beside the fuzzer, not into the working tree.
+"$out/fuzzer" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+  -malloc_limit_mb=1100 -artifact_prefix="$out/" \
+  "$out/corpus" 2>&1 | tail -5

@@ -23,7 +23,7 @@ constexpr std::size_t kEntryKind = 0, kEntryHeaderSize = 4, kEntryPaddedSize = 8
                       kEntryCompressedSize = 16, kEntryArch = 28, kEntryFlags = 40,
                       kEntryUncompressedSize = 56, kEntryMinHeader = 64;
 constexpr std::uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000;
-constexpr std::uint64_t kMaxPtxBytes = 1ull << 31;
+constexpr std::uint64_t kMaxPtxBytes = 1ull << 30;  // the largest library PTX is tens of MB
 
 std::string decompress(const std::uint8_t* payload, std::uint64_t stored, std::uint64_t flags,
                        std::uint64_t uncompressed, std::size_t at) {
@@ -34,6 +34,19 @@ std::string decompress(const std::uint8_t* payload, std::uint64_t stored, std::u
   if (uncompressed == 0 || uncompressed > kMaxPtxBytes)
     throw FatbinError(fmt::format(
         "fatbin entry at offset {}: uncompressed size {} is not plausible", at, uncompressed));
+  // Claims the payload cannot back are refused before the buffer is made (a
+  // corrupt size field must not cost gigabytes): zstd frames state their
+  // size; LZ4 expands at most 255-fold.
+  if (flags & kFlagZstd) {
+    const unsigned long long framed = ZSTD_getFrameContentSize(payload, stored);
+    if (framed != ZSTD_CONTENTSIZE_UNKNOWN && framed != uncompressed)
+      throw FatbinError(
+          fmt::format("fatbin entry at offset {}: the zstd frame holds {} bytes, the entry says {}",
+                      at, framed == ZSTD_CONTENTSIZE_ERROR ? 0 : framed, uncompressed));
+  } else if (uncompressed / 255 > stored) {
+    throw FatbinError(fmt::format("fatbin entry at offset {}: {} LZ4 bytes cannot hold {} bytes",
+                                  at, stored, uncompressed));
+  }
   std::string out(uncompressed, '\0');
   if (flags & kFlagZstd) {
     const std::size_t n = ZSTD_decompress(out.data(), out.size(), payload, stored);
