@@ -2,12 +2,14 @@
 # Runs tests/cuda/lenet under `cnuas exec` in performance mode and checks that
 # the GPU statistics time each layer's library kernel: cuDNN's convolution,
 # LRN, pooling and softmax kernels (forward and backward) and cuBLAS's GEMM
-# and AXPY kernels, every one with cycles, on a GPU that told the program 13.0.
+# and AXPY kernels, every one with cycles, on a GPU that told the program 13.0,
+# and that the HTML report has a page section and pictures for each kernel.
 set -euo pipefail
 cnuas=$1 program=$2 out=$3
 rm -rf "$out" && mkdir -p "$out"
 unset LD_LIBRARY_PATH
-"$cnuas" exec --gpu-mode performance --gpu-stats "$out/gpu.json" -- "$program" | tee "$out/out.txt"
+"$cnuas" exec --gpu-mode performance --gpu-stats "$out/gpu.json" --gpu-report "$out/report" \
+  -- "$program" | tee "$out/out.txt"
 grep -q '^PASS$' "$out/out.txt"
 stats=$out/gpu.json
 for kernel in 'cudnn3cnn[0-9]*conv2d_[a-z_]*kernel' 'cudnn3cnn[0-9]*wgrad2d_[a-z_]*kernel' \
@@ -26,4 +28,10 @@ if grep -q '"cycles": 0,' "$stats"; then
   echo "check failed: a kernel or device with 0 cycles in $stats"
   exit 1
 fi
-echo "GPU statistics name $kernels kernels, cuDNN's and cuBLAS's among them"
+test -s "$out/report/index.html" || { echo "check failed: no HTML report"; exit 1; }
+pictures=$(ls "$out/report" | grep -c -- '-sm-ipc.svg$' || true)
+if [ "$pictures" -ne "$kernels" ]; then
+  echo "check failed: $pictures per-SM IPC pictures in the report for $kernels kernels"
+  exit 1
+fi
+echo "GPU statistics and the HTML report name $kernels kernels, cuDNN's and cuBLAS's among them"
