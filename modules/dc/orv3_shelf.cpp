@@ -24,6 +24,9 @@ const Schema& Orv3Shelf::schema() {
           .quantity("battery_capacity", Dimension::Energy, "0 J", "usable battery energy")
           .quantity("switchover_time", Dimension::Time, "4 ms",
                     "from supply shortfall to battery takeover")
+          .quantity("alarm_hysteresis", Dimension::Count, "2 %",
+                    "an over-capacity or shortfall alarm clears only when the load is this far "
+                    "below the limit it passed")
           .quantity("register_read", Dimension::Time, "0 ms",
                     "controller time per telemetry request")
           .needs({WorkDim::Requests})
@@ -41,6 +44,9 @@ Orv3Shelf::Orv3Shelf(sc_core::sc_module_name name, const ParamSet& params)
         params.get("redundancy").where,
         describe(fmt::format("redundancy {} leaves no supply for the load ({} supplies)",
                              redundancy_, supplies_)));
+  if (!(params.quantity("alarm_hysteresis") < Rational(1)))
+    throw InputError(params.get("alarm_hysteresis").where,
+                     describe("alarm_hysteresis must be below 100 %"));
   if (Rational(1) < params.quantity("efficiency"))
     throw InputError(params.get("efficiency").where, describe("efficiency above 100 %"));
   if (params.text("rack").empty())

@@ -30,6 +30,9 @@ class Orv3Shelf : public Element, public PowerSupplyModel {
     return params().quantity("battery_capacity");
   }
   std::uint64_t switchover_ps() const override { return params().time_ps("switchover_time"); }
+  const Rational& alarm_hysteresis() const override {
+    return params().quantity("alarm_hysteresis");
+  }
 
  private:
   std::uint32_t supplies_;

@@ -68,10 +68,15 @@ TEST(Power, AlarmFailureBatteryTakeoverAndDepletion) {
   PowerRun r = run("deplete", "0.5 J");
   const std::uint64_t ms = 1'000'000'000;
   const std::vector<std::pair<std::string, std::uint64_t>> expected = {
-      {"over_capacity", 5 * ms},    {"supply_failure", 6 * ms},
-      {"redundancy_lost", 6 * ms},  {"supply_shortfall", 6 * ms},
-      {"battery_takeover", 7 * ms}, {"battery_depleted", 8 * ms},
-      {"power_loss", 8 * ms},       {"over_capacity_cleared", 10 * ms},
+      {"over_capacity", 5 * ms},
+      {"supply_failure", 6 * ms},
+      {"redundancy_lost", 6 * ms},
+      {"supply_shortfall", 6 * ms},
+      {"battery_takeover", 7 * ms},
+      {"battery_depleted", 8 * ms},
+      {"power_loss", 8 * ms},
+      {"over_capacity_cleared", 10 * ms},
+      {"supply_shortfall_cleared", 10 * ms},
       {"power_restored", 10 * ms}};
   EXPECT_EQ(names_and_times(r.events), expected);
   // over_capacity names the rated capacity it exceeded: (3 - 1 in reserve) x 1 kW,
@@ -93,11 +98,12 @@ TEST(Power, BatteryCarriesTheDeficitUntilTheLoadDrops) {
   PowerRun r = run("carry", "10 J");
   const std::uint64_t ms = 1'000'000'000;
   auto events = names_and_times(r.events);
-  ASSERT_EQ(events.size(), 7u);
+  ASSERT_EQ(events.size(), 8u);
   EXPECT_EQ(events[4], std::make_pair(std::string("battery_takeover"), 7 * ms));
   EXPECT_EQ(events[5], std::make_pair(std::string("over_capacity_cleared"), 10 * ms));
-  EXPECT_EQ(events[6], std::make_pair(std::string("battery_released"), 10 * ms));
-  EXPECT_EQ(r.events[6]["battery_j"], 8.5);  // 10 J - 500 W x 3 ms
+  EXPECT_EQ(events[6], std::make_pair(std::string("supply_shortfall_cleared"), 10 * ms));
+  EXPECT_EQ(events[7], std::make_pair(std::string("battery_released"), 10 * ms));
+  EXPECT_EQ(r.events[7]["battery_j"], 8.5);  // 10 J - 500 W x 3 ms
 }
 
 TEST(Power, ABatteryThatEmptiesAfterTheLastEventIsReported) {
@@ -255,6 +261,47 @@ TEST(Power, SupplyEventsReachTheShelfTheirFullNameNames) {
   const std::vector<std::pair<std::string, std::uint64_t>> expected = {
       {"two_racks.inner.shelf", 1 * ms}, {"two_racks.shelf", 2 * ms}};
   EXPECT_EQ(failures, expected);
+}
+
+// An alarm clears only below the limit less the hysteresis. A rack of a GPU
+// (10 W idle, +1000 W busy) and a fan drawing 980 W, fed by 2 x 1 kW supplies,
+// N+1 (rated 1 kW): 1990 W during each 1 ms burst (at 0, 2 and 4 ms), 990 W
+// between. 990 W is under the rated 1 kW but not under 980 W, the level a 2 %
+// hysteresis clears at: with 0 % the alarm clears at every dip, with 2 % it
+// is raised once and stays.
+TEST(Power, AlarmsClearOnlyBelowTheHysteresis) {
+  auto events_with = [](const std::string& hysteresis) {
+    const std::string p = write_file(
+        "hyst.yaml",
+        "platform: hyst\nelements:\n"
+        "  - {name: gpu, type: cnuas.compute, set: {rate: 1 TFLOP/s, idle_power: 10 W, "
+        "active_power: 1000 W, rack: r0}}\n"
+        "  - {name: fan, type: cnuas.compute, set: {rate: 1 TFLOP/s, idle_power: 980 W, rack: "
+        "r0}}\n"
+        "  - {name: shelf, type: cnuas.orv3_shelf, set: {supplies: 2, supply_rating: 1 kW, "
+        "redundancy: 1, efficiency: 100 %, alarm_hysteresis: " +
+            hysteresis +
+            ", rack: r0}}\n"
+            "workload:\n  operations:\n"
+            "    - {name: burst, path: [gpu], dims: {flops: 1 GFLOP}, repeat: 3, interval: 2 "
+            "ms}\n");
+    const std::string stats = scratch_dir() + "/hyst.json";
+    CommandResult r = run_cnuas("run " + p + " --stats " + stats);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const json s = json::parse(read_file(stats));
+    std::vector<std::pair<std::string, std::uint64_t>> got;
+    for (const json& e : s["power"]["events"]) got.emplace_back(e["event"], e["t_ps"]);
+    return got;
+  };
+  const std::uint64_t ms = 1'000'000'000;
+  using Events = std::vector<std::pair<std::string, std::uint64_t>>;
+  EXPECT_EQ(events_with("0 %"), (Events{{"over_capacity", 0},
+                                        {"over_capacity_cleared", 1 * ms},
+                                        {"over_capacity", 2 * ms},
+                                        {"over_capacity_cleared", 3 * ms},
+                                        {"over_capacity", 4 * ms},
+                                        {"over_capacity_cleared", 5 * ms}}));
+  EXPECT_EQ(events_with("2 %"), (Events{{"over_capacity", 0}}));
 }
 
 }  // namespace cnuas

@@ -72,13 +72,18 @@ class ShelfPlayer {
 
   // Re-evaluates alarms and the battery after the load or the supplies changed at `t`.
   void evaluate(std::uint64_t t, std::int64_t load) {
-    const bool over = load > rated_uw_;
+    // Raised above the limit; cleared only at or below the limit less the
+    // hysteresis (see PowerSupplyModel::alarm_hysteresis).
+    const bool over = alarm_ ? load > below_by_hysteresis(rated_uw_) : load > rated_uw_;
     if (over != alarm_) {
       alarm_ = over;
       // These report the rated capacity (supplies less redundancy), the one exceeded.
       emit(t, over ? "over_capacity" : "over_capacity_cleared", load, rated_uw_);
     }
-    const bool shortfall = load > capacity();
+    const bool in_shortfall = battery_active_ || pending_ || lost_;
+    const bool shortfall =
+        in_shortfall ? load > below_by_hysteresis(capacity()) : load > capacity();
+    if (!shortfall && in_shortfall) emit(t, "supply_shortfall_cleared", load);
     if (shortfall && !battery_active_ && !pending_ && !lost_) {
       pending_ = true;
       takeover_at_ = t + model_.switchover_ps();
@@ -121,11 +126,22 @@ class ShelfPlayer {
       redundancy_lost_ = true;
       emit(e.at_ps, "redundancy_lost", load);
     }
-    if (working_ == model_.supplies()) redundancy_lost_ = false;
+    if (working_ == model_.supplies() && redundancy_lost_) {
+      redundancy_lost_ = false;
+      emit(e.at_ps, "redundancy_restored", load);
+    }
   }
 
  private:
   std::int64_t capacity() const { return rating_uw_ * working_; }
+  // The level an alarm raised at `limit_uw` clears at: limit x (1 - hysteresis).
+  std::int64_t below_by_hysteresis(std::int64_t limit_uw) const {
+    // Limits are never negative (ratings times supplies).
+    return static_cast<std::int64_t>(
+        (Rational(static_cast<std::uint64_t>(std::max<std::int64_t>(limit_uw, 0))) *
+         (Rational(1) - model_.alarm_hysteresis()))
+            .floor_u64());
+  }
   void emit(std::uint64_t t, const char* kind, std::int64_t load, std::int64_t capacity_uw = -1) {
     out_.push_back({t, kind, &shelf_, load, capacity_uw < 0 ? capacity() : capacity_uw, battery_});
   }

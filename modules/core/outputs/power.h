@@ -31,6 +31,10 @@ class PowerSupplyModel {
   virtual const Rational& efficiency() const = 0;
   virtual const Rational& battery_capacity_j() const = 0;
   virtual std::uint64_t switchover_ps() const = 0;
+  // An alarm raised when the load passes a limit clears only once the load is
+  // this fraction below it (0.02: 2 %), so a load hovering at the limit does
+  // not raise it again and again.
+  virtual const Rational& alarm_hysteresis() const = 0;
 };
 
 // A supply event from the workload: supplies fail or come back at a time.
