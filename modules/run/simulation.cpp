@@ -65,6 +65,17 @@ void Simulation::elaborate() {
     }
     e.set_outages(outages);
   }
+  for (const auto& [target, slowdowns] : element_slowdowns(workload_)) {
+    Element& e = module_->element(target);
+    for (const Slowdown& s : slowdowns) {
+      context.trace().record_instant({s.from_ps, e.index(), "element_degraded",
+                                      fmt::format("\"until_ps\":{},\"rate\":{}", s.to_ps,
+                                                  Rational(s.rate_num, s.rate_den).to_decimal(6))});
+      context.trace().record_instant(
+          {s.to_ps, e.index(), "element_restored", fmt::format("\"since_ps\":{}", s.from_ps)});
+    }
+    e.set_slowdowns(slowdowns);
+  }
   if (options_.program_driven) {
     program_driver_ = std::make_unique<ProgramDriver>("program", context.payloads());
     for (Element* e : module_->elements()) program_driver_->out.bind(e->in);

@@ -46,12 +46,12 @@ constexpr std::uint64_t us = 1'000'000;
 // c: [5, 6). `other` never fails: d there runs at once.
 TEST(Faults, StagesWaitForTheElementToComeBackUp) {
   const FaultRun r = run("down_up",
-                    "    - {name: a, path: [link], dims: {bytes: 1000}}\n"
-                    "    - {name: b, path: [link], dims: {bytes: 1000}, start: 2 us}\n"
-                    "    - {name: c, path: [link], dims: {bytes: 1000}, start: 1200 ns}\n"
-                    "    - {name: d, path: [other], dims: {bytes: 1000}, start: 2 us}\n"
-                    "    - {name: cut, event: element_down, target: link, start: 1500 ns}\n"
-                    "    - {name: fix, event: element_up, target: link, start: 4 us}\n");
+                         "    - {name: a, path: [link], dims: {bytes: 1000}}\n"
+                         "    - {name: b, path: [link], dims: {bytes: 1000}, start: 2 us}\n"
+                         "    - {name: c, path: [link], dims: {bytes: 1000}, start: 1200 ns}\n"
+                         "    - {name: d, path: [other], dims: {bytes: 1000}, start: 2 us}\n"
+                         "    - {name: cut, event: element_down, target: link, start: 1500 ns}\n"
+                         "    - {name: fix, event: element_up, target: link, start: 4 us}\n");
   using Times = std::pair<std::uint64_t, std::uint64_t>;
   EXPECT_EQ(r.op_times.at("a"), Times(0, 1 * us));
   EXPECT_EQ(r.op_times.at("c"), Times(4 * us, 5 * us));
@@ -79,9 +79,9 @@ TEST(Faults, StagesWaitForTheElementToComeBackUp) {
 // would start at 1 (down) -> [2,3), [3,4), then [4,5) is down -> [5,6).
 TEST(Faults, FlappingElementsServeBetweenTheirOutages) {
   const FaultRun r = run("flap",
-                    "    - {name: x, path: [link], dims: {bytes: 1000}, repeat: 4}\n"
-                    "    - {name: flaky, event: element_flap, target: link, start: 1 us, "
-                    "down_for: 1 us, period: 3 us, count: 3}\n");
+                         "    - {name: x, path: [link], dims: {bytes: 1000}, repeat: 4}\n"
+                         "    - {name: flaky, event: element_flap, target: link, start: 1 us, "
+                         "down_for: 1 us, period: 3 us, count: 3}\n");
   using Times = std::pair<std::uint64_t, std::uint64_t>;
   EXPECT_EQ(r.op_times.at("x#0"), Times(0, 1 * us));
   EXPECT_EQ(r.op_times.at("x#1"), Times(2 * us, 3 * us));
@@ -90,6 +90,35 @@ TEST(Faults, FlappingElementsServeBetweenTheirOutages) {
   EXPECT_EQ(r.trace.events.size(), 6u);
   EXPECT_EQ(r.stats["elements"]["o.link"]["outages"]["spans"], 3);
   EXPECT_EQ(r.stats["elements"]["o.link"]["outages"]["down_ps"], 3 * us);
+}
+
+// A slowed element (element_degrade: a PCIe link retrained to half its
+// lanes, a throttled GPU) works at the rate given over the span: its lane
+// holdings take as long as their work takes at that speed. The link at 50 %
+// over [0.5, 1.5) us: x (1 us of work from 0) does 0.5 us at full speed, then
+// the other 0.5 us at half speed over [0.5, 1.5): it ends at 1.5 us; y, ready
+// then, runs at full speed [1.5, 2.5). At 25 % over [1, 3) us, z (2 us of work
+// on `other` from 0): 1 us done by 1 us, 0.5 us more over [1, 3), the last
+// 0.5 us over [3, 3.5).
+TEST(Faults, SlowedElementsTakeLongerInTheirSpan) {
+  const FaultRun r =
+      run("degrade",
+          "    - {name: x, path: [link], dims: {bytes: 1000}}\n"
+          "    - {name: y, path: [link], dims: {bytes: 1000}, start: 1500 ns}\n"
+          "    - {name: z, path: [other], dims: {bytes: 2000}}\n"
+          "    - {name: half, event: element_degrade, target: link, start: 500 ns, duration: 1 us, "
+          "rate: 50 %}\n"
+          "    - {name: hot, event: element_degrade, target: other, start: 1 us, duration: 2 us, "
+          "rate: 25 %}\n");
+  using Times = std::pair<std::uint64_t, std::uint64_t>;
+  EXPECT_EQ(r.op_times.at("x"), Times(0, 1'500'000));
+  EXPECT_EQ(r.op_times.at("y"), Times(1'500'000, 2'500'000));
+  EXPECT_EQ(r.op_times.at("z"), Times(0, 3'500'000));
+  EXPECT_EQ(r.stats["elements"]["o.link"]["slowdowns"]["slowed_ps"], 500'000u);
+  EXPECT_EQ(r.stats["elements"]["o.other"]["slowdowns"]["slowed_ps"], 1'500'000u);
+  ASSERT_EQ(r.trace.events.size(), 4u);
+  EXPECT_EQ(r.trace.events[0]["event"], "element_degraded");
+  EXPECT_EQ(r.trace.events[0]["rate"], 0.5);
 }
 
 TEST(Faults, BadEventsAreRefusedAtTheirPlace) {
@@ -106,6 +135,12 @@ TEST(Faults, BadEventsAreRefusedAtTheirPlace) {
        "count: 2}\n",
        "down_for must be above zero and below period"},
       {"    - {name: f, event: element_flip, target: link}\n", "did you mean 'element_flap'"},
+      {"    - {name: d, event: element_degrade, target: link, duration: 1 us, rate: 0 %}\n",
+       "rate '0 %' must be above 0 % and below 100 %"},
+      {"    - {name: d, event: element_degrade, target: link, duration: 2 us, rate: 50 %}\n"
+       "    - {name: e, event: element_degrade, target: link, start: 1 us, duration: 1 us, "
+       "rate: 50 %}\n",
+       "overlaps the one at 0 ps"},
   };
   for (const Case& c : cases) {
     const std::string p = write_file(

@@ -271,7 +271,8 @@ ElementEvent read_element_event(const YAML::Node& o, const std::string& file,
   ElementEvent e;
   e.where = location_of(o, file);
   e.kind = scalar_text(o["event"], file, "event");
-  const std::vector<std::string> kinds = {"element_down", "element_up", "element_flap"};
+  const std::vector<std::string> kinds = {"element_down", "element_up", "element_flap",
+                                          "element_degrade"};
   if (std::find(kinds.begin(), kinds.end(), e.kind) == kinds.end()) {
     const std::string hint = nearest_name(e.kind, kinds);
     throw InputError(
@@ -279,15 +280,42 @@ ElementEvent read_element_event(const YAML::Node& o, const std::string& file,
         fmt::format("unknown event '{}'{}; accepted: {}", e.kind.substr(0, 60),
                     hint.empty() ? "" : " (did you mean '" + hint + "'?)", join_names(kinds)));
   }
-  const bool flap = e.kind == "element_flap";
+  const bool flap = e.kind == "element_flap", degrade = e.kind == "element_degrade";
   std::vector<std::string> keys = {"name", "event", "target", "start"};
   if (flap) keys.insert(keys.end(), {"down_for", "period", "count"});
+  if (degrade) keys.insert(keys.end(), {"duration", "rate"});
   check_keys(o, file, keys, e.kind + " event");
   e.name = o["name"] ? scalar_text(o["name"], file, "name") : e.kind;
   if (!o["target"]) throw InputError(e.where, e.kind + " needs 'target:' (an element)");
   e.target = scalar_text(o["target"], file, "target");
   require_element(platform, e.target, location_of(o["target"], file));
   if (o["start"]) e.at_ps = time_value(o["start"], file, e.kind + " start");
+  if (degrade) {
+    for (const char* key : {"duration", "rate"})
+      if (!o[key]) throw InputError(e.where, fmt::format("element_degrade needs '{}:'", key));
+    e.duration_ps = time_value(o["duration"], file, "element_degrade duration");
+    if (e.duration_ps == 0)
+      throw InputError(location_of(o["duration"], file),
+                       "element_degrade: duration must be above zero");
+    const std::string text = scalar_text(o["rate"], file, "rate");
+    Rational rate;
+    try {
+      rate = parse_quantity(text, Dimension::Count).value;
+    } catch (const UnitError& err) {
+      throw InputError(location_of(o["rate"], file), "element_degrade rate: " + err.message);
+    }
+    if (rate.is_zero() || !(rate < Rational(1)) || rate.den() > (u128{1} << 40))
+      throw InputError(location_of(o["rate"], file),
+                       fmt::format("element_degrade rate '{}' must be above 0 % and below 100 % "
+                                   "(element_down stops an element)",
+                                   text.substr(0, 40)));
+    e.rate_num = static_cast<std::uint64_t>(rate.num());
+    e.rate_den = static_cast<std::uint64_t>(rate.den());
+    if (static_cast<u128>(e.at_ps) + e.duration_ps > kMaxWorkloadTimePs)
+      throw InputError(e.where,
+                       "element_degrade: it ends past the longest run accepted (1000000 s)");
+    return e;
+  }
   if (!flap) return e;
   for (const char* key : {"down_for", "period", "count"})
     if (!o[key]) throw InputError(e.where, fmt::format("element_flap needs '{}:'", key));
@@ -508,6 +536,7 @@ std::map<std::string, std::vector<Outage>> element_outages(const WorkloadDesc& w
     auto& list = edges[e.target];
     if (e.kind == "element_down") list.push_back({e.at_ps, +1, &e});
     if (e.kind == "element_up") list.push_back({e.at_ps, -1, &e});
+    if (e.kind == "element_degrade") continue;  // element_slowdowns
     if (e.kind == "element_flap")
       for (std::uint32_t k = 0; k < e.count; ++k) {
         list.push_back({e.at_ps + k * e.period_ps, +1, &e});
@@ -534,6 +563,28 @@ std::map<std::string, std::vector<Outage>> element_outages(const WorkloadDesc& w
                        fmt::format("'{}' goes down at {} ps and never comes back up: add an "
                                    "element_up (what crosses it would wait forever)",
                                    target, since));
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<Slowdown>> element_slowdowns(const WorkloadDesc& workload) {
+  std::map<std::string, std::vector<std::pair<Slowdown, const ElementEvent*>>> spans;
+  for (const ElementEvent& e : workload.element_events)
+    if (e.kind == "element_degrade")
+      spans[e.target].push_back({{e.at_ps, e.at_ps + e.duration_ps, e.rate_num, e.rate_den}, &e});
+  std::map<std::string, std::vector<Slowdown>> out;
+  for (auto& [target, list] : spans) {
+    std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+      return a.first.from_ps < b.first.from_ps;
+    });
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (i > 0 && list[i].first.from_ps < list[i - 1].first.to_ps)
+        throw InputError(list[i].second->where,
+                         fmt::format("element_degrade of '{}' at {} ps overlaps the one at {} ps; "
+                                     "give one rate per span",
+                                     target, list[i].first.from_ps, list[i - 1].first.from_ps));
+      out[target].push_back(list[i].first);
+    }
   }
   return out;
 }

@@ -63,6 +63,8 @@ struct ElementEvent {
   std::uint64_t at_ps = 0;
   std::uint64_t down_for_ps = 0, period_ps = 0;  // element_flap
   std::uint32_t count = 1;                       // element_flap
+  std::uint64_t duration_ps = 0;                 // element_degrade
+  std::uint64_t rate_num = 1, rate_den = 1;      // element_degrade: the speed left
   SourceLocation where;
 };
 
@@ -78,6 +80,10 @@ struct WorkloadDesc {
 // workload's element events: every down followed by its up, flaps expanded,
 // overlapping spans joined. Throws InputError for a down never brought up.
 std::map<std::string, std::vector<Outage>> element_outages(const WorkloadDesc& workload);
+
+// Per target element, its slowdowns (element_degrade) in time order; throws
+// InputError when two of one element overlap.
+std::map<std::string, std::vector<Slowdown>> element_slowdowns(const WorkloadDesc& workload);
 
 // Reads a workload (a path scalar or an inline mapping) and checks it against
 // the platform: elements exist, consecutive path elements are connected, every

@@ -178,6 +178,10 @@ inline __attribute__((always_inline)) void Element::book(const Stage& stage, con
     b.admitted_ps = clear_of_outages(plan, main_lane, b.has_feed ? &feed_lane : nullptr, before);
     b.outage_wait_ps = b.admitted_ps - before;
   }
+  if (__builtin_expect(!slowdowns_.empty(), 0)) {
+    book_slowed(plan, main_lane, b);
+    return;
+  }
   if (!b.has_feed) {
     b.main_ready_ps = b.admitted_ps;
     b.main = lanes_.hold(main_lane, b.admitted_ps, plan.occupancy_ps);
@@ -199,6 +203,69 @@ inline __attribute__((always_inline)) void Element::book(const Stage& stage, con
   std::uint64_t done = b.main.end_ps;
   if (b.feed_is_engine) {
     // The engine has its transfer in flight until the data has left the main lane.
+    feed_free = std::max(feed_free, b.main.end_ps);
+    done = feed_free;
+  }
+  b.feed = lanes_.hold(feed_lane, feed_start, feed_free - feed_start);
+  b.end_ps = checked_add(done, plan.latency_ps);
+  b.next_ps = checked_add(b.main.start_ps, plan.latency_ps);
+}
+
+// How long a lane holding of `work_ps` (its time at full speed) that starts
+// at `start` lasts through the slowdowns: within one, work proceeds at its
+// rate (time rounded up, work done rounded down), elsewhere at full speed.
+std::uint64_t Element::held_for(std::uint64_t start, std::uint64_t work_ps) {
+  std::uint64_t t = start, work = work_ps;
+  for (const Slowdown& s : slowdowns_) {
+    if (work == 0 || s.to_ps <= t) continue;
+    if (s.from_ps > t) {
+      if (work <= s.from_ps - t) break;
+      work -= s.from_ps - t;
+      t = s.from_ps;
+    }
+    const u128 needed = (static_cast<u128>(work) * s.rate_den + s.rate_num - 1) / s.rate_num;
+    if (needed <= s.to_ps - t) {
+      t += static_cast<std::uint64_t>(needed);
+      work = 0;
+      break;
+    }
+    const u128 done = static_cast<u128>(s.to_ps - t) * s.rate_num / s.rate_den;
+    work -= static_cast<std::uint64_t>(done);
+    t = s.to_ps;
+  }
+  const std::uint64_t end = checked_add(t, work);
+  stats_.slowed_ps += end - start - work_ps;
+  return end - start;
+}
+
+// book() for an element with slowdowns: the same holdings, each as long as
+// its work takes from where it starts.
+void Element::book_slowed(const StagePlan& plan, std::uint32_t main_lane, Booked& b) {
+  auto hold = [&](std::uint32_t lane, std::uint64_t ready, std::uint64_t work) {
+    const std::uint64_t start = std::max(ready, lanes_.free_at(lane));
+    return lanes_.hold(lane, start, held_for(start, work));
+  };
+  if (!b.has_feed) {
+    b.main_ready_ps = b.admitted_ps;
+    b.main = hold(main_lane, b.admitted_ps, plan.occupancy_ps);
+    b.end_ps = checked_add(b.main.end_ps, plan.latency_ps);
+    b.next_ps = checked_add(b.main.start_ps, plan.latency_ps);
+    return;
+  }
+  b.feed_lanes = resolved(plan.feed_lanes, lanes_.size());
+  b.feed_is_engine = plan.feed == Feed::Engine;
+  const LaneChoice& feed = b.feed_lanes;
+  const std::uint32_t feed_lane =
+      feed.pinned ? feed.first : lanes_.earliest(feed.first, feed.count);
+  if (feed_lane == main_lane)
+    throw std::logic_error(fmt::format("lane {} asked as feed and main lane", main_lane));
+  const std::uint64_t feed_start = std::max(b.admitted_ps, lanes_.free_at(feed_lane));
+  const std::uint64_t feed_held = held_for(feed_start, plan.feed_occupancy_ps);
+  b.main_ready_ps = checked_add(feed_start, plan.lead_ps);
+  b.main = hold(main_lane, b.main_ready_ps, plan.occupancy_ps);
+  std::uint64_t feed_free = checked_add(feed_start, feed_held);
+  std::uint64_t done = b.main.end_ps;
+  if (b.feed_is_engine) {
     feed_free = std::max(feed_free, b.main.end_ps);
     done = feed_free;
   }

@@ -38,6 +38,7 @@ struct ElementStats {
   std::uint64_t held_stages = 0;
   std::uint64_t outage_wait_ps = 0;     // time stages waited for the element to come back up
   std::uint64_t outage_stages = 0;      // stages that waited for it
+  std::uint64_t slowed_ps = 0;          // time lane holdings took longer in slowdowns
   std::vector<std::uint64_t> waits_ps;  // per stage: its waits, kept only when the trace is off
 };
 
@@ -137,6 +138,10 @@ class Element : public sc_core::sc_module {
   // is admitted then, as a stage held upstream is (admitted_ps in the trace).
   void set_outages(std::vector<Outage> outages) { outages_ = std::move(outages); }
   const std::vector<Outage>& outages() const { return outages_; }
+  // Spans of reduced speed, sorted and apart: a lane holding that overlaps one
+  // lasts as long as its work takes at that speed (rounded up to a picosecond).
+  void set_slowdowns(std::vector<Slowdown> slowdowns) { slowdowns_ = std::move(slowdowns); }
+  const std::vector<Slowdown>& slowdowns() const { return slowdowns_; }
   const std::optional<Calibration>& calibration() const { return calibration_; }
 
   // Called by the scheduler when simulated time reaches the stage's ready time.
@@ -157,6 +162,8 @@ class Element : public sc_core::sc_module {
   void end_of_elaboration() override;
   struct Booked;  // what booking one stage did
   void book(const Stage& stage, const StagePlan& plan, std::uint64_t ready_ps, Booked& booked);
+  std::uint64_t held_for(std::uint64_t start, std::uint64_t work_ps);
+  void book_slowed(const StagePlan& plan, std::uint32_t main_lane, Booked& booked);
   std::uint64_t clear_of_outages(const StagePlan& plan, std::uint32_t main_lane,
                                  const std::uint32_t* feed_lane, std::uint64_t admitted) const;
   void calibrate(StagePlan& plan, const Operation& op);
@@ -170,6 +177,7 @@ class Element : public sc_core::sc_module {
   bool neighbours_known_ = false;
   std::optional<Calibration> calibration_;
   std::vector<Outage> outages_;
+  std::vector<Slowdown> slowdowns_;
   ElementStats stats_;
   RunContext& context_;
   std::uint32_t index_;

@@ -11,4 +11,13 @@ struct Outage {
   std::uint64_t to_ps;  // exclusive
 };
 
+// A span in which an element works at a fraction rate_num / rate_den of its
+// speed (a PCIe link retrained to fewer lanes, an NVLink with a failed lane, a
+// GPU throttled by heat): a lane holding in it takes longer by that factor.
+struct Slowdown {
+  std::uint64_t from_ps;
+  std::uint64_t to_ps;               // exclusive
+  std::uint64_t rate_num, rate_den;  // 0 < rate < 1
+};
+
 }  // namespace cnuas

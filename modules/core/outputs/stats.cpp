@@ -163,6 +163,9 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
         {"energy_j", decimal(energy, 9)}};
     std::string text = entry.dump();
     text.pop_back();  // reopen the object for its lanes
+    if (!e->slowdowns().empty())
+      text += "," + Json("slowdowns").dump() + ":" +
+              Json({{"spans", e->slowdowns().size()}, {"slowed_ps", e->stats().slowed_ps}}).dump();
     if (!e->outages().empty()) {
       std::uint64_t down = 0;
       for (const Outage& o : e->outages()) down += o.to_ps - o.from_ps;
