@@ -4,7 +4,7 @@
 #   ptx     the PTX parser, from the PTX nvcc produced for the test kernels
 #   fatbin  the fat-binary reader, from the test programs' fat binaries
 #
-#   scripts/fuzz.sh ptx|fatbin [SECONDS=60] [BUILD_DIR=build]
+#   scripts/fuzz.sh ptx|fatbin [SECONDS=60] [BUILD_DIR=build]   (CNUAS_FUZZ_RUNS=N: N runs, fixed seed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: scripts/fuzz.sh ptx|fatbin [SECONDS] [BUILD_DIR]}
@@ -31,7 +31,14 @@ case "$target" in
     exit 2
     ;;
 esac
-# Crash, timeout and out-of-memory inputs go beside the fuzzer, not into the working tree.
-"$out/fuzzer" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
-  -malloc_limit_mb=1100 -artifact_prefix="$out/" \
-  "$out/corpus" 2>&1 | tail -5
+# With CNUAS_FUZZ_RUNS set (ctest does), a fixed seed and that many runs: the
+# same inputs on every machine, so a test run is repeatable; otherwise random
+# inputs for SECONDS. Crash, timeout and out-of-memory inputs go beside the
+# fuzzer, not into the working tree.
+if [ -n "${CNUAS_FUZZ_RUNS:-}" ]; then
+  budget=(-seed=1 -runs="$CNUAS_FUZZ_RUNS")
+else
+  budget=(-max_total_time="$seconds")
+fi
+"$out/fuzzer" "${budget[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+  -malloc_limit_mb=1100 -artifact_prefix="$out/" "$out/corpus" 2>&1 | tail -5

@@ -72,7 +72,13 @@ std::size_t fatbin_container_size(const std::uint8_t* data) {
   if (read_le<std::uint32_t>(data) != kFatbinMagic)
     throw FatbinError(fmt::format("no fat binary here: magic {:#x}, expected {:#x}",
                                   read_le<std::uint32_t>(data), kFatbinMagic));
-  return read_le<std::uint16_t>(data + 6) + read_le<std::uint64_t>(data + 8);
+  const std::uint64_t header = read_le<std::uint16_t>(data + 6),
+                      payload = read_le<std::uint64_t>(data + 8);
+  // A wrapped sum would make a container of no bytes, and the reader loop on it.
+  if (payload > UINT64_MAX - header)
+    throw FatbinError(fmt::format("fat binary header claims {} + {} bytes, more than 64 bits hold",
+                                  header, payload));
+  return header + payload;
 }
 
 namespace {

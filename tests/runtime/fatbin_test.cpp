@@ -148,6 +148,18 @@ TEST(Fatbin, SizeFieldsThatOverrunAreReportedNotFollowed) {
   put<std::uint16_t>(short_header, 6, 0);
   EXPECT_NE(fatbin_error(short_header, short_header.size()).find("header size 0 is below"),
             std::string::npos);
+  // libFuzzer: a header size of 256 and a payload size of 2^64 - 256 summed to
+  // a container of 0 bytes, and following containers looped on it forever.
+  auto wrapped = bin;
+  put<std::uint16_t>(wrapped, 6, 256);
+  put<std::uint64_t>(wrapped, 8, ~std::uint64_t{0} - 255);
+  EXPECT_NE(fatbin_error(wrapped, wrapped.size()).find("more than 64 bits hold"),
+            std::string::npos);
+  try {
+    parse_fatbin(wrapped.data(), wrapped.size(), true);
+    ADD_FAILURE() << "a wrapped container size was followed";
+  } catch (const FatbinError&) {
+  }
   auto long_container = bin;
   put<std::uint64_t>(long_container, 8, std::uint64_t{1} << 46);
   EXPECT_NE(fatbin_error(long_container, long_container.size())
