@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "check.h"
+#include "host_data.h"
 
 #define CUBLAS_OK(call)                                                    \
   do {                                                                     \
@@ -32,37 +33,6 @@
   } while (0)
 
 namespace {
-
-// Deterministic values in [-1, 1): a 32-bit LCG (Numerical Recipes' constants).
-struct Lcg {
-  unsigned state;
-  float next() {
-    state = state * 1664525u + 1013904223u;
-    return static_cast<float>(state >> 8) / 8388608.0f - 1.0f;
-  }
-};
-
-std::vector<float> random_vector(std::size_t n, unsigned seed) {
-  Lcg g{seed};
-  std::vector<float> v(n);
-  for (float& x : v) x = g.next();
-  return v;
-}
-
-template <typename T>
-T* to_device(const std::vector<T>& h) {
-  T* d = nullptr;
-  if (cudaMalloc(&d, h.size() * sizeof(T)) != cudaSuccess) return nullptr;
-  cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
-  return d;
-}
-
-template <typename T>
-std::vector<T> to_host(const T* d, std::size_t n) {
-  std::vector<T> h(n);
-  cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost);
-  return h;
-}
 
 // Element (i, j) of op(X) for a column-major X with leading dimension ld.
 double at(const std::vector<float>& x, int ld, bool transposed, int i, int j) {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "check.h"
+#include "host_data.h"
 
 #define CUDNN_OK(call)                                                     \
   do {                                                                     \
@@ -46,33 +47,6 @@ constexpr std::size_t kX = N * C * H * W, kW = K * C * R * S, kY = N * K * P * Q
 // Tensor unique ids in the variant packs.
 constexpr int64_t kUidX = 'x', kUidW = 'w', kUidY = 'y', kUidBias = 'b', kUidConv = 'c',
                   kUidSum = 's';
-
-// Deterministic values in [-1, 1): a 32-bit LCG (Numerical Recipes' constants).
-std::vector<float> random_vector(std::size_t n, unsigned state) {
-  std::vector<float> v(n);
-  for (float& x : v) {
-    state = state * 1664525u + 1013904223u;
-    x = static_cast<float>(state >> 8) / 8388608.0f - 1.0f;
-  }
-  return v;
-}
-
-float* to_device(const std::vector<float>& h) {
-  float* d = nullptr;
-  if (cudaMalloc(&d, h.size() * sizeof(float)) != cudaSuccess) return nullptr;
-  cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice);
-  return d;
-}
-
-std::vector<float> to_host(const float* d, std::size_t n) {
-  std::vector<float> h(n);
-  cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost);
-  return h;
-}
-
-std::size_t at4(int a, int b, int c, int d, int B, int Cd, int D) {
-  return ((static_cast<std::size_t>(a) * B + b) * Cd + c) * D + d;
-}
 
 // An NCHW tensor of dims {n,c,h,w} reordered to NHWC.
 template <typename T>

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "check.h"
+#include "host_data.h"
 
 #define CUDNN_OK(call)                                                     \
   do {                                                                     \
@@ -40,33 +41,6 @@ namespace {
 int N = 2, C = 3, H = 13, W = 13, K = 4;
 constexpr int R = 3, S = 3, PAD = 1;
 int P = H, Q = W;  // stride 1, pad 1, 3x3: same size out
-
-// Deterministic values in [-1, 1): a 32-bit LCG (Numerical Recipes' constants).
-std::vector<float> random_vector(std::size_t n, unsigned state) {
-  std::vector<float> v(n);
-  for (float& x : v) {
-    state = state * 1664525u + 1013904223u;
-    x = static_cast<float>(state >> 8) / 8388608.0f - 1.0f;
-  }
-  return v;
-}
-
-float* to_device(const std::vector<float>& h) {
-  float* d = nullptr;
-  if (cudaMalloc(&d, h.size() * sizeof(float)) != cudaSuccess) return nullptr;
-  cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice);
-  return d;
-}
-
-std::vector<float> to_host(const float* d, std::size_t n) {
-  std::vector<float> h(n);
-  cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost);
-  return h;
-}
-
-std::size_t at4(int a, int b, int c, int d, int B, int Cd, int D) {
-  return ((static_cast<std::size_t>(a) * B + b) * Cd + c) * D + d;
-}
 
 // A reference value with the sum of the magnitudes of its terms, the scale of
 // the float rounding any summation order may add.

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "check.h"
+#include "host_data.h"
 
 #define CUDNN_OK(call)                                                     \
   do {                                                                     \
@@ -123,10 +124,6 @@ Vec make_images() {
 }
 
 // ---------------------------------------------------------------- the host network
-std::size_t at4(int a, int b, int c, int d, int B2, int C3, int D4) {
-  return ((static_cast<std::size_t>(a) * B2 + b) * C3 + c) * D4 + d;
-}
-
 // Cross-correlation, stride 1: y[n,k,p,q] = b[k] + sum_{c,r,s} x[n,c,p+r-pad,q+s-pad] w[k,c,r,s].
 Vec conv_forward(const Vec& x, int c_in, int h, const Vec& w, const Vec& bias, int k_out, int pad) {
   const int out = h + 2 * pad - R + 1;
