@@ -12,7 +12,7 @@ std::string timing_hash(const ParamSet& params) {
   for (const auto& [name, value] : params.values()) {
     // Fields every element has that do not change its timing.
     if (name == "idle_power" || name == "active_power" || name == "rack" || name == "log" ||
-        name == "trace")
+        name == "trace" || name == "on_outage")
       continue;
     // The exact value, not its spelling: "1 GB/s" and "1000 MB/s" hash alike.
     text += "|" + name + "=";

@@ -21,6 +21,8 @@ const Schema& Bmc::schema() {
                     "fixed cost of a firmware image transfer")
           .quantity("firmware_rate", Dimension::DataRate, "1 MB/s", "firmware image write rate",
                     true)
+          // ipmitool's lanplus defaults: 1 s between retransmissions, 4 retries.
+          .times_out_requests("1 s", 4)
           .serves_requests({"sensor_read", "redfish_get", "ipmi_command", "firmware_transfer"});
   return s;
 }

@@ -25,6 +25,8 @@ const Schema& ManagementBus::schema() {
           .quantity("gap_chars", Dimension::Count, "3.5",
                     "silent interval after each frame, in characters")
           .quantity("turnaround", Dimension::Time, "0 ms", "device response time per request")
+          // libmodbus's default response timeout (500 ms); a master retries a few times.
+          .times_out_requests("500 ms", 2)
           .needs({WorkDim::Requests});
   return s;
 }

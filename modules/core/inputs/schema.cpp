@@ -56,6 +56,10 @@ Schema::Schema(std::string type, std::string summary)
   boolean("trace", true,
           "write this element's stages to the trace (false: left out of the trace files; stats, "
           "power and waveforms still count them)");
+  choice("on_outage", {"wait", "fail"}, "wait",
+         "a stage that meets an outage of this element (element_down, flap, power loss): wait "
+         "for it to come back up, or fail its operation there (the operations after it are "
+         "cancelled)");
 }
 
 Schema::Schema(std::string type, std::string summary, ProfileKind)
@@ -129,6 +133,15 @@ Schema& Schema::choice(const std::string& name, std::vector<std::string> choices
 Schema& Schema::needs(std::vector<WorkDim> dims) {
   needs_ = std::move(dims);
   return *this;
+}
+
+Schema& Schema::times_out_requests(const std::string& timeout, std::uint64_t retries) {
+  quantity("response_timeout", Dimension::Time, timeout,
+           "how long a request sent while the device it goes to is down (element_down, flap) "
+           "waits for an answer before it is sent again; 0 s: it waits for the device to come "
+           "back");
+  return integer("retries", retries,
+                 "requests sent again after a timeout; then the operation fails", 0, 1000);
 }
 
 Schema& Schema::serves_requests(std::vector<std::string> kinds) {

@@ -70,6 +70,9 @@ class Schema {
   bool is_power_supply() const { return supplies_power_; }
   // Operations crossing this element must name one of these `request:` kinds.
   Schema& serves_requests(std::vector<std::string> kinds);
+  // The element sends requests that time out: fields `response_timeout` and
+  // `retries` (Element::set_response_timeout), with these defaults.
+  Schema& times_out_requests(const std::string& timeout, std::uint64_t retries);
   // How a stage becomes time on this element: its lanes, which figures are
   // occupancy (they hold a lane) and which latency (the lane serves others
   // meanwhile). Rendered by describe and in docs/models.

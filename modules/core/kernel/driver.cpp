@@ -56,34 +56,42 @@ void WorkloadDriver::release(std::uint32_t node) {
     look_ahead(node);
     inject(*n.op, ready);
   } else {
-    complete(node, ready);  // a join completes as soon as everything before it has
+    complete(node, ready, false);  // a join completes as soon as everything before it has
   }
 }
 
-void WorkloadDriver::complete(std::uint32_t node, std::uint64_t done_ps) {
+void WorkloadDriver::complete(std::uint32_t node, std::uint64_t done_ps, bool failed) {
   // Iterative, so that long chains of joins cannot exhaust the stack; first
   // in, first out, so that operations released together are sent in
   // declaration order (equal ready times are then booked in that order).
   const std::size_t base = ready_.size();
   std::size_t head = base;
-  auto finish = [&](std::uint32_t n, std::uint64_t done) {
+  auto finish = [&](std::uint32_t n, std::uint64_t done, bool cancel) {
     const std::uint32_t end = graph_.nodes_[n + 1].first_dependent;
     for (std::uint32_t i = graph_.nodes_[n].first_dependent; i < end; ++i) {
       DependencyGraph::Node& d = graph_.nodes_[graph_.dependents_[i]];
       d.released_ps = std::max(d.released_ps, done);
-      if (--d.waiting == 0) ready_.push_back(graph_.dependents_[i]);
+      if (cancel) d.waiting |= DependencyGraph::kCancelled;
+      if ((--d.waiting & ~DependencyGraph::kCancelled) == 0)
+        ready_.push_back(graph_.dependents_[i]);
     }
   };
-  finish(node, done_ps);
+  finish(node, done_ps, failed);
   while (head < ready_.size()) {
     const std::uint32_t next = ready_[head++];
     const DependencyGraph::Node& n = graph_.nodes_[next];
     const std::uint64_t ready = std::max(n.earliest_ps, n.released_ps);
-    if (n.op != nullptr) {
+    const bool cancelled = (n.waiting & DependencyGraph::kCancelled) != 0;
+    if (n.op != nullptr && !cancelled) {
       look_ahead(next);
       inject(*n.op, ready);
     } else {
-      finish(next, ready);
+      // Something it waited for failed: it never starts, and what waits for it is cancelled too.
+      if (n.op != nullptr) {
+        n.op->outcome = Operation::Outcome::Cancelled;
+        ++completed_;
+      }
+      finish(next, ready, cancelled);
     }
   }
   ready_.resize(base);
@@ -131,9 +139,10 @@ tlm::tlm_sync_enum WorkloadDriver::nb_transport_bw(int, tlm::tlm_generic_payload
                                                    tlm::tlm_phase&, sc_core::sc_time& delay) {
   Operation& op = *trans.get_extension<OperationExtension>()->operation;
   const std::uint64_t done_ps = now_ps() + delay.value();
+  const bool failed = trans.get_response_status() != tlm::TLM_OK_RESPONSE;
   payloads_.release(op);
   ++completed_;
-  complete(graph_.node_of(op), done_ps);
+  complete(graph_.node_of(op), done_ps, failed);
   return tlm::TLM_COMPLETED;
 }
 

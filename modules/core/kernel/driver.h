@@ -23,6 +23,9 @@ namespace cnuas {
 class DependencyGraph {
  public:
   static constexpr std::uint32_t kNone = UINT32_MAX;
+  // Marks a node's waiting count: something it waits for failed (the rest
+  // of the count is the predecessors not yet complete).
+  static constexpr std::uint32_t kCancelled = 1u << 31;
 
   // A node for an operation (not before `earliest_ps`), or a join (op == nullptr).
   std::uint32_t add_node(Operation* op, std::uint64_t earliest_ps);
@@ -64,7 +67,7 @@ class WorkloadDriver : public sc_core::sc_module {
  private:
   void start();
   void release(std::uint32_t node);
-  void complete(std::uint32_t node, std::uint64_t done_ps);
+  void complete(std::uint32_t node, std::uint64_t done_ps, bool failed);
   void inject(Operation& op, std::uint64_t ready_ps);
   void look_ahead(std::uint32_t node);
   tlm::tlm_sync_enum nb_transport_bw(int id, tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,

@@ -23,6 +23,10 @@ Element::Element(sc_core::sc_module_name name, const ParamSet& params, std::uint
       log_level_(params_.text("log") == "inherit" ? context_.log_level
                                                   : *parse_log_level(params_.text("log"))),
       traced_(params_.boolean("trace")) {
+  fail_on_outage_ = params_.text("on_outage") == "fail";
+  if (params_.has("response_timeout"))
+    set_response_timeout(params_.quantity("response_timeout").ceil_u64(),
+                         static_cast<std::uint32_t>(params_.integer("retries")));
   // The stage protocol has no backward calls into `out` and no b_transport:
   // responses go straight to the initiator (stage_protocol.h).
   in.register_nb_transport_fw(this, &Element::nb_transport_fw);
@@ -136,6 +140,8 @@ struct Element::Booked {
   LaneChoice feed_lanes;             // the feed lane's, when has_feed
   bool has_feed;
   bool feed_is_engine;
+  bool failed = false;     // the stage met an outage and fails its operation at end_ps
+  bool timed_out = false;  // ... because its requests got no answer
 };
 
 static std::uint64_t checked_add(std::uint64_t a, std::uint64_t b) {
@@ -175,9 +181,20 @@ inline __attribute__((always_inline)) void Element::book(const Stage& stage, con
       const LaneChoice feed = resolved(plan.feed_lanes, lanes);
       feed_lane = feed.pinned ? feed.first : lanes_.earliest(feed.first, feed.count);
     }
-    b.admitted_ps = clear_of_outages(plan, main_lane, b.has_feed ? &feed_lane : nullptr, before);
-    b.outage_wait_ps = b.admitted_ps - before;
+    const std::uint32_t* feed = b.has_feed ? &feed_lane : nullptr;
+    if (fail_on_outage_) {
+      std::uint64_t start;
+      if (outage_met(plan, main_lane, feed, before, start) != nullptr) {
+        book_failing(plan, main_lane, feed, b);
+        return;
+      }
+    } else {
+      b.admitted_ps = clear_of_outages(plan, main_lane, feed, before);
+      b.outage_wait_ps = b.admitted_ps - before;
+    }
   }
+  if (__builtin_expect(response_timeout_ps_ > 0, 0) && book_retried(stage, plan, main_lane, b))
+    return;
   if (__builtin_expect(!slowdowns_.empty(), 0)) {
     book_slowed(plan, main_lane, b);
     return;
@@ -274,32 +291,98 @@ void Element::book_slowed(const StagePlan& plan, std::uint32_t main_lane, Booked
   b.next_ps = checked_add(b.main.start_ps, plan.latency_ps);
 }
 
+// The first outage the stage's lane holdings, as book() would make them from
+// `admitted`, overlap (nullptr: none), and when the stage would start.
+const Outage* Element::outage_met(const StagePlan& plan, std::uint32_t main_lane,
+                                  const std::uint32_t* feed_lane, std::uint64_t admitted,
+                                  std::uint64_t& start) const {
+  auto overlapping = [&](std::uint64_t from, std::uint64_t hold) -> const Outage* {
+    for (const Outage& o : outages_)
+      if (o.from_ps < checked_add(from, std::max<std::uint64_t>(hold, 1)) && from < o.to_ps)
+        return &o;
+    return nullptr;
+  };
+  if (feed_lane == nullptr) {
+    start = std::max(admitted, lanes_.free_at(main_lane));
+    return overlapping(start, plan.occupancy_ps);
+  }
+  start = std::max(admitted, lanes_.free_at(*feed_lane));
+  const std::uint64_t main_start =
+      std::max(checked_add(start, plan.lead_ps), lanes_.free_at(main_lane));
+  const Outage* hit = overlapping(start, plan.feed_occupancy_ps);
+  return hit != nullptr ? hit : overlapping(main_start, plan.occupancy_ps);
+}
+
 // The admission time at or after `admitted` from which the stage's lane
 // holdings, as book() will make them, touch no outage: each overlap moves it
 // to that outage's end. (Lane free times do not change meanwhile.)
 std::uint64_t Element::clear_of_outages(const StagePlan& plan, std::uint32_t main_lane,
                                         const std::uint32_t* feed_lane,
                                         std::uint64_t admitted) const {
-  auto overlapping = [&](std::uint64_t start, std::uint64_t hold) -> const Outage* {
-    for (const Outage& o : outages_)
-      if (o.from_ps < checked_add(start, std::max<std::uint64_t>(hold, 1)) && start < o.to_ps)
-        return &o;
-    return nullptr;
-  };
   for (;;) {
-    const Outage* hit = nullptr;
-    if (feed_lane == nullptr) {
-      hit = overlapping(std::max(admitted, lanes_.free_at(main_lane)), plan.occupancy_ps);
-    } else {
-      const std::uint64_t feed_start = std::max(admitted, lanes_.free_at(*feed_lane));
-      const std::uint64_t main_start =
-          std::max(checked_add(feed_start, plan.lead_ps), lanes_.free_at(main_lane));
-      hit = overlapping(feed_start, plan.feed_occupancy_ps);
-      if (!hit) hit = overlapping(main_start, plan.occupancy_ps);
-    }
+    std::uint64_t start;
+    const Outage* hit = outage_met(plan, main_lane, feed_lane, admitted, start);
     if (!hit) return admitted;
     admitted = hit->to_ps;
   }
+}
+
+// A stage that meets an outage and does not wait for it fails when the
+// outage begins, having held its lane until then; one that arrives during the
+// outage fails at once and holds nothing.
+void Element::book_failing(const StagePlan& plan, std::uint32_t main_lane,
+                           const std::uint32_t* feed_lane, Booked& b) {
+  std::uint64_t first;
+  const Outage* hit = outage_met(plan, main_lane, feed_lane, b.admitted_ps, first);
+  b.has_feed = false;  // the stage's holding is told by its main lane
+  b.main_ready_ps = b.admitted_ps;
+  const std::uint64_t end = std::max(first, hit->from_ps);
+  b.failed = true;
+  b.main = lanes_.hold(main_lane, first, end - first);
+  b.end_ps = b.next_ps = end;
+  ++stats_.failed_stages;
+}
+
+// Whether an element after this one on the route is down at `t`: a request
+// sent then gets no answer.
+static bool unanswered_at(const Stage& stage, std::uint64_t t) {
+  const auto& path = stage.op.route->path;
+  for (std::size_t i = stage.index + 1; i < path.size(); ++i)
+    for (const Outage& o : path[i]->outages())
+      if (o.from_ps <= t && t < o.to_ps) return true;
+  return false;
+}
+
+// For an element that times its requests out: when the device the request
+// goes to (an element later on the route) is down as it is sent, the element
+// waits the response timeout, its lane held (a Modbus master keeps the bus),
+// and sends it again, up to the retries; the first request sent while the
+// device is up is served as usual, or the stage fails after the last timeout.
+// Returns false when the first request is answered (nothing booked yet).
+bool Element::book_retried(const Stage& stage, const StagePlan& plan, std::uint32_t main_lane,
+                           Booked& b) {
+  const std::uint64_t first = std::max(b.admitted_ps, lanes_.free_at(main_lane));
+  if (!unanswered_at(stage, first)) return false;
+  std::uint64_t attempt = first;
+  std::uint32_t timeouts = 0;
+  while (timeouts <= retries_ && unanswered_at(stage, attempt)) {
+    attempt = checked_add(attempt, response_timeout_ps_);
+    ++timeouts;
+  }
+  stats_.timed_out_attempts += timeouts;
+  b.has_feed = false;
+  b.main_ready_ps = b.admitted_ps;
+  if (timeouts > retries_) {
+    b.failed = b.timed_out = true;
+    b.main = lanes_.hold(main_lane, first, attempt - first);
+    b.end_ps = b.next_ps = attempt;
+    ++stats_.failed_stages;
+    return true;
+  }
+  b.main = lanes_.hold(main_lane, first, attempt - first + plan.occupancy_ps);
+  b.end_ps = checked_add(b.main.end_ps, plan.latency_ps);
+  b.next_ps = checked_add(attempt, plan.latency_ps);
+  return true;
 }
 
 // The calibrated time alone replaces the analytic one; the difference comes
@@ -376,7 +459,9 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
                                       "(back-pressure)",
                                       op.name(), b.admitted_ps - ready_ps, b.main.lane));
   }
-  if (context_.trace_enabled) {
+  // A stage that failed on arrival held nothing: no record (its lane was not used).
+  const bool recorded = !b.failed || b.main.end_ps > b.main.start_ps;
+  if (context_.trace_enabled && recorded) {
     TraceSink& trace = context_.trace();
     const bool calibrated = calibration_.has_value();
     const auto record = [&](const Booking& k, std::uint64_t ready, const LaneChoice& c,
@@ -400,11 +485,11 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
       record(b.main, ready_ps, b.lanes, StageEvent::kMain);
       if (held) trace.record_admission(b.admitted_ps);
     }
-  } else {
+  } else if (recorded) {
     stats_.waits_ps.push_back(b.admitted_ps - ready_ps + (b.main.start_ps - b.main_ready_ps) +
                               (b.has_feed ? b.feed.start_ps - b.admitted_ps : 0));
   }
-  ++stats_.stages;
+  stats_.stages += recorded;
   stats_.main_busy_ps += b.main.end_ps - b.main.start_ps;
   if (logs(LogLevel::Debug))
     log(LogLevel::Debug,
@@ -431,6 +516,10 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
       }
   }
   on_booked(context, b.main);
+  if (__builtin_expect(b.failed, 0)) {
+    fail_operation(op, b);
+    return;
+  }
 
   const std::uint64_t now = now_ps();
   const Route& route = *op.route;
@@ -445,13 +534,27 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
   }
 }
 
-void Element::respond_to_initiator(Operation& op) {
+// The operation ends here, failed: its initiator hears so at the failure
+// time (the elements after this one never see it).
+void Element::fail_operation(Operation& op, const Booked& b) {
+  op.outcome = Operation::Outcome::Failed;
+  const bool timed_out = b.timed_out;
+  context_.trace().record_instant(
+      {b.end_ps, index_, "operation_failed",
+       fmt::format("\"op\":\"{}\",\"cause\":\"{}\"", op.name(), timed_out ? "timeout" : "outage")});
+  if (logs(LogLevel::Info))
+    log(LogLevel::Info, fmt::format("operation '{}' failed at {} ps: {}", op.name(), b.end_ps,
+                                    timed_out ? "no answer within the retries" : "element down"));
+  respond_to_initiator(op, false);
+}
+
+void Element::respond_to_initiator(Operation& op, bool ok) {
   // The elements in between have nothing to add to a response, so it goes
   // straight to the operation's initiator through the first element's target
   // socket: one call instead of one per hop, which matters on large platforms.
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   sc_core::sc_time delay = ps_time(op.end_ps - now_ps());
-  op.payload->set_response_status(tlm::TLM_OK_RESPONSE);
+  op.payload->set_response_status(ok ? tlm::TLM_OK_RESPONSE : tlm::TLM_GENERIC_ERROR_RESPONSE);
   Element& first = *op.route->path.front();
   first.in[static_cast<int>(op.route->initiator_port)]->nb_transport_bw(*op.payload, phase, delay);
 }

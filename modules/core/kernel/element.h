@@ -36,10 +36,12 @@ struct ElementStats {
   std::uint64_t main_busy_ps = 0;  // time stages held their main lane (what draws active power)
   std::uint64_t held_ps = 0;       // time stages waited upstream for admission (back-pressure)
   std::uint64_t held_stages = 0;
-  std::uint64_t outage_wait_ps = 0;     // time stages waited for the element to come back up
-  std::uint64_t outage_stages = 0;      // stages that waited for it
-  std::uint64_t slowed_ps = 0;          // time lane holdings took longer in slowdowns
-  std::vector<std::uint64_t> waits_ps;  // per stage: its waits, kept only when the trace is off
+  std::uint64_t outage_wait_ps = 0;      // time stages waited for the element to come back up
+  std::uint64_t outage_stages = 0;       // stages that waited for it
+  std::uint64_t slowed_ps = 0;           // time lane holdings took longer in slowdowns
+  std::uint64_t failed_stages = 0;       // stages that failed their operation at an outage
+  std::uint64_t timed_out_attempts = 0;  // requests that got no answer (response_timeout)
+  std::vector<std::uint64_t> waits_ps;   // per stage: its waits, kept only when the trace is off
 };
 
 class Element : public sc_core::sc_module {
@@ -134,8 +136,11 @@ class Element : public sc_core::sc_module {
   void set_calibration(const Calibration& c) { calibration_ = c; }
 
   // Spans in which the element is down, sorted and apart (workload fault
-  // events). A stage that would hold a lane during one waits for its end: it
-  // is admitted then, as a stage held upstream is (admitted_ps in the trace).
+  // events). What a stage that would hold a lane during one does is its
+  // `on_outage` field: wait for the end (admitted then, as a stage held
+  // upstream is: admitted_ps in the trace), or fail its operation when the
+  // outage begins (or at once, when it arrives during one). An element that
+  // times its requests out (set_response_timeout) retries instead.
   void set_outages(std::vector<Outage> outages) { outages_ = std::move(outages); }
   const std::vector<Outage>& outages() const { return outages_; }
   // Spans of reduced speed, sorted and apart: a lane holding that overlaps one
@@ -155,6 +160,14 @@ class Element : public sc_core::sc_module {
   virtual std::uint32_t lanes_after_binding() const { return lanes_.size(); }
   // Checks that need the bindings (a switch's port count), after lanes are sized.
   virtual void check_bindings() {}
+  // A request sent while the element it goes to (later on the route) is down
+  // gets no answer: this element waits `timeout_ps`, then sends it again, up
+  // to `retries` times; then its operation fails (a Modbus master, a BMC
+  // polling a sensor).
+  void set_response_timeout(std::uint64_t timeout_ps, std::uint32_t retries) {
+    response_timeout_ps_ = timeout_ps;
+    retries_ = retries;
+  }
 
   ParamSet params_;
 
@@ -166,10 +179,17 @@ class Element : public sc_core::sc_module {
   void book_slowed(const StagePlan& plan, std::uint32_t main_lane, Booked& booked);
   std::uint64_t clear_of_outages(const StagePlan& plan, std::uint32_t main_lane,
                                  const std::uint32_t* feed_lane, std::uint64_t admitted) const;
+  const Outage* outage_met(const StagePlan& plan, std::uint32_t main_lane,
+                           const std::uint32_t* feed_lane, std::uint64_t admitted,
+                           std::uint64_t& start) const;
+  void book_failing(const StagePlan& plan, std::uint32_t main_lane, const std::uint32_t* feed_lane,
+                    Booked& b);
+  bool book_retried(const Stage& stage, const StagePlan& plan, std::uint32_t main_lane, Booked& b);
+  void fail_operation(Operation& op, const Booked& b);
   void calibrate(StagePlan& plan, const Operation& op);
   tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
-  void respond_to_initiator(Operation& op);
+  void respond_to_initiator(Operation& op, bool ok = true);
 
   LaneSet lanes_;
   std::vector<const Element*> targets_;
@@ -178,6 +198,9 @@ class Element : public sc_core::sc_module {
   std::optional<Calibration> calibration_;
   std::vector<Outage> outages_;
   std::vector<Slowdown> slowdowns_;
+  bool fail_on_outage_ = false;
+  std::uint64_t response_timeout_ps_ = 0;  // 0: requests are not timed out
+  std::uint32_t retries_ = 0;
   ElementStats stats_;
   RunContext& context_;
   std::uint32_t index_;

@@ -52,6 +52,11 @@ struct Operation {
   std::uint32_t index = 0;
   std::uint32_t repetition = 0;
   StageMode mode = StageMode::Serial;
+  // Failed: a stage met an outage of an element that fails its operations
+  // (on_outage: fail, or a request timed out); cancelled: something it waited
+  // for failed or was cancelled, so it never started.
+  enum class Outcome : std::uint8_t { Done, Failed, Cancelled };
+  Outcome outcome = Outcome::Done;
   tlm::tlm_generic_payload* payload = nullptr;  // held only while in flight
 
   // "h2d", or "h2d#3" for the fourth repetition.

@@ -169,28 +169,48 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
     if (!e->outages().empty()) {
       std::uint64_t down = 0;
       for (const Outage& o : e->outages()) down += o.to_ps - o.from_ps;
-      text += "," + Json("outages").dump() + ":" +
-              Json({{"spans", e->outages().size()},
-                    {"down_ps", down},
-                    {"stages_waited", e->stats().outage_stages},
-                    {"wait_ps", e->stats().outage_wait_ps}})
-                  .dump();
+      Json outages = {{"spans", e->outages().size()},
+                      {"down_ps", down},
+                      {"stages_waited", e->stats().outage_stages},
+                      {"wait_ps", e->stats().outage_wait_ps}};
+      if (e->params().text("on_outage") == "fail" || e->stats().failed_stages > 0)
+        outages["stages_failed"] = e->stats().failed_stages;
+      if (e->stats().timed_out_attempts > 0)
+        outages["timed_out_requests"] = e->stats().timed_out_attempts;
+      text += "," + Json("outages").dump() + ":" + outages.dump();
     }
     fmt::format_to(std::back_inserter(elements), "{}\n    {}: {},\"lanes\":[{}]}}",
                    elements.size() ? "," : "", Json(e->name()).dump(), text,
                    std::string_view(lane_list.data(), lane_list.size()));
   }
   // Per workload entry always; per operation instance up to a size a reader can use.
-  std::map<std::string, std::vector<std::uint64_t>> latencies;
-  for (const Operation* op : context.operations())
-    latencies[op->spec->name].push_back(op->end_ps - op->ready_ps);
+  // Failed and cancelled operations have no latency; they are counted apart.
+  using Outcome = Operation::Outcome;
+  struct Group {
+    std::vector<std::uint64_t> latencies;
+    std::uint64_t failed = 0, cancelled = 0;
+  };
+  std::map<std::string, Group> by_entry;
+  std::uint64_t failed = 0, cancelled = 0;
+  for (const Operation* op : context.operations()) {
+    Group& g = by_entry[op->spec->name];
+    if (op->outcome == Outcome::Done) g.latencies.push_back(op->end_ps - op->ready_ps);
+    g.failed += op->outcome == Outcome::Failed;
+    g.cancelled += op->outcome == Outcome::Cancelled;
+  }
   Json groups = Json::object();
-  for (auto& [name, values] : latencies) {
-    const WaitSummary l = summarize_waits(values);
+  for (auto& [name, g] : by_entry) {
+    const WaitSummary l = summarize_waits(g.latencies);
     groups[name] = {
         {"count", l.count},
         {"latency_ps",
          {{"mean", decimal(l.mean, 3)}, {"p50", l.p50}, {"p99", l.p99}, {"max", l.max}}}};
+    if (g.failed + g.cancelled > 0) {
+      groups[name]["failed"] = g.failed;
+      groups[name]["cancelled"] = g.cancelled;
+    }
+    failed += g.failed;
+    cancelled += g.cancelled;
   }
   constexpr std::size_t kMaxListedOperations = 100'000;
   const bool list_operations = context.operations().size() <= kMaxListedOperations;
@@ -199,17 +219,35 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
     for (const Operation* op : context.operations())
       fmt::format_to(
           std::back_inserter(operations),
-          "{}\n    {}: {{\"ready_ps\": {}, \"end_ps\": {}, \"latency_ps\": {}, \"stages\": {}}}",
+          "{}\n    {}: {{\"ready_ps\": {}, \"end_ps\": {}, \"latency_ps\": {}, \"stages\": {}{}}}",
           operations.size() ? "," : "", Json(op->name()).dump(), op->ready_ps, op->end_ps,
-          op->end_ps - op->ready_ps, op->route ? op->route->path.size() : 0);
+          op->end_ps - op->ready_ps, op->route ? op->route->path.size() : 0,
+          op->outcome == Outcome::Done     ? ""
+          : op->outcome == Outcome::Failed ? ", \"outcome\": \"failed\""
+                                           : ", \"outcome\": \"cancelled\"");
   // Per collective, nccl-tests' figures: algbw = bytes / time, busbw = algbw x
   // the collective's bus factor (2(n-1)/n for an allreduce), in GB/s of 1e9 B.
   Json collectives = Json::object();
   for (const CollectiveRecord& c : context.collectives) {
-    std::uint64_t start = UINT64_MAX, end = 0;
+    std::uint64_t start = UINT64_MAX, end = 0, lost = 0;
     for (std::uint32_t i = c.first_op; i < c.first_op + c.count; ++i) {
-      start = std::min(start, context.operations()[i]->ready_ps);
-      end = std::max(end, context.operations()[i]->end_ps);
+      const Operation& op = *context.operations()[i];
+      if (op.outcome != Outcome::Done) {
+        ++lost;
+        continue;
+      }
+      start = std::min(start, op.ready_ps);
+      end = std::max(end, op.end_ps);
+    }
+    if (lost > 0) {
+      // A participant's transfer failed: the collective did not complete and has no bandwidth.
+      collectives[c.name] = {{"collective", collective_name(c.kind)},
+                             {"ranks", c.ranks},
+                             {"bytes", c.bytes},
+                             {"transfers", c.count},
+                             {"failed", true},
+                             {"transfers_not_done", lost}};
+      continue;
     }
     const std::uint64_t time = end - start;
     const BusFactor factor = bus_bandwidth_factor(c.kind, c.ranks);
@@ -243,7 +281,12 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
        makespan == 0
            ? 0.0
            : decimal(total_energy * Rational(1'000'000'000'000ULL) / Rational(makespan), 6)}};
-  std::string text = head.dump(2);
+  Json head_all = head;
+  if (failed + cancelled > 0) {
+    head_all["operations_failed"] = failed;
+    head_all["operations_cancelled"] = cancelled;
+  }
+  std::string text = head_all.dump(2);
   text.resize(text.size() - 2);  // reopen the object: drop "\n}"
   out << text;
   out << ",\n  \"elements\": {" << std::string_view(elements.data(), elements.size()) << "\n  }";
