@@ -76,6 +76,13 @@ void Simulation::elaborate() {
     }
     e.set_slowdowns(slowdowns);
   }
+  // Power losses: every element of the rack stops.
+  if (!power_cuts_.empty())
+    for (Element* e : module_->elements()) {
+      const auto cuts = power_cuts_.find(e->params().text("rack"));
+      if (cuts != power_cuts_.end() && !e->params().text("rack").empty())
+        e->set_power_cuts(cuts->second);
+    }
   if (options_.program_driven) {
     program_driver_ = std::make_unique<ProgramDriver>("program", context.payloads());
     for (Element* e : module_->elements()) program_driver_->out.bind(e->in);
@@ -239,6 +246,7 @@ void Simulation::build_operations(DependencyGraph& graph) {
 }
 
 void Simulation::run() {
+  if (may_lose_power()) settle_power_cuts();
   elaborate();
   auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();

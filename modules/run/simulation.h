@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@
 #include "core/outputs/power.h"
 
 namespace cnuas {
+
+// Per rack name, the spans its elements have no power (power_passes.cpp).
+using PowerCuts = std::map<std::string, std::vector<Outage>>;
 
 struct RunOptions {
   std::string platform_file;  // empty: the embedded default platform
@@ -69,6 +73,9 @@ class Simulation {
  private:
   void elaborate();
   void roll_up();
+  bool may_lose_power() const;
+  void settle_power_cuts();
+  std::optional<PowerCuts> cuts_found_with(const PowerCuts& cuts);
   void write_outputs() const;
 
   void build_operations(DependencyGraph& graph);
@@ -88,6 +95,7 @@ class Simulation {
   std::unique_ptr<ProgramDriver> program_driver_;
   double wall_seconds_ = 0;
   PowerReport power_;
+  PowerCuts power_cuts_;  // settled before elaboration (settle_power_cuts)
   std::vector<std::string> calibration_summary_;
 };
 

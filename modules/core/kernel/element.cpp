@@ -47,6 +47,21 @@ Element::Element(sc_core::sc_module_name name, const ParamSet& params, std::uint
   }
 }
 
+void Element::set_power_cuts(std::vector<Outage> cuts) {
+  power_cuts_ = std::move(cuts);
+  // Without power it draws nothing, idle included.
+  if (Waveforms* w = context_.waveforms()) {
+    const int idle_mw =
+        static_cast<int>((params_.quantity("idle_power") * Rational(1000)).floor_u64());
+    if (idle_mw != 0)
+      for (const Outage& o : power_cuts_)
+        for (std::uint32_t s : power_signals_) {
+          w->post(s, o.from_ps, -idle_mw);
+          if (o.to_ps != UINT64_MAX) w->post(s, o.to_ps, idle_mw);
+        }
+  }
+}
+
 void Element::set_neighbours(std::vector<const Element*> targets,
                              std::vector<const Element*> senders) {
   targets_ = std::move(targets);
@@ -170,6 +185,19 @@ inline __attribute__((always_inline)) void Element::book(const Stage& stage, con
   const std::uint32_t lanes = lanes_.size();
   b.lanes = resolved(plan.lanes, lanes);
   const LaneChoice& main = b.lanes;
+  if (__builtin_expect(!power_cuts_.empty(), 0)) {
+    const PowerCutResult cut = through_power_cuts(plan, ready_ps);
+    if (cut.failed) {
+      b.failed = true;
+      b.has_feed = false;
+      b.admitted_ps = b.main_ready_ps = b.end_ps = b.next_ps = cut.ready_ps;
+      b.main = {main.first, cut.ready_ps, cut.ready_ps};
+      ++stats_.failed_stages;
+      return;
+    }
+    b.outage_wait_ps = cut.ready_ps - ready_ps;
+    ready_ps = cut.ready_ps;
+  }
   const std::uint32_t main_lane =
       main.pinned ? main.first : lanes_.earliest(main.first, main.count);
   b.admitted_ps = main.pinned ? admission_ps(stage, main_lane, ready_ps, plan) : ready_ps;
@@ -190,7 +218,7 @@ inline __attribute__((always_inline)) void Element::book(const Stage& stage, con
       }
     } else {
       b.admitted_ps = clear_of_outages(plan, main_lane, feed, before);
-      b.outage_wait_ps = b.admitted_ps - before;
+      b.outage_wait_ps += b.admitted_ps - before;
     }
   }
   if (__builtin_expect(response_timeout_ps_ > 0, 0) && book_retried(stage, plan, main_lane, b))
@@ -327,6 +355,48 @@ std::uint64_t Element::clear_of_outages(const StagePlan& plan, std::uint32_t mai
   }
 }
 
+// Power cuts (set_power_cuts) the stage meets from `ready_ps`: each that
+// would find it in flight cuts it, its main lane held until the cut (lost_),
+// and it starts again once power returns; one that finds it not started yet
+// only delays it. The result: when it may start, clear of every cut, or when
+// it fails (on_outage: fail, or power that never returns).
+Element::PowerCutResult Element::through_power_cuts(const StagePlan& plan, std::uint64_t ready_ps) {
+  lost_.clear();
+  const LaneChoice main = resolved(plan.lanes, lanes_.size());
+  for (;;) {
+    const std::uint32_t main_lane =
+        main.pinned ? main.first : lanes_.earliest(main.first, main.count);
+    std::uint64_t start, main_start, end;
+    if (plan.feed == Feed::None) {
+      start = main_start = std::max(ready_ps, lanes_.free_at(main_lane));
+      end = checked_add(start, plan.occupancy_ps);
+    } else {
+      const LaneChoice feed = resolved(plan.feed_lanes, lanes_.size());
+      const std::uint32_t feed_lane =
+          feed.pinned ? feed.first : lanes_.earliest(feed.first, feed.count);
+      start = std::max(ready_ps, lanes_.free_at(feed_lane));
+      main_start = std::max(checked_add(start, plan.lead_ps), lanes_.free_at(main_lane));
+      end = std::max(checked_add(main_start, plan.occupancy_ps),
+                     checked_add(start, plan.feed_occupancy_ps));
+    }
+    end = std::max(end, start + 1);
+    const Outage* cut = nullptr;
+    for (const Outage& c : power_cuts_)
+      if (c.from_ps < end && start < c.to_ps) {
+        cut = &c;
+        break;
+      }
+    if (cut == nullptr) return {ready_ps, false};
+    if (main_start < cut->from_ps) {
+      lost_.push_back(lanes_.hold(main_lane, main_start, cut->from_ps - main_start));
+      ++stats_.cut_stages;
+      stats_.lost_ps += cut->from_ps - main_start;
+    }
+    if (fail_on_outage_ || cut->to_ps == UINT64_MAX) return {std::max(start, cut->from_ps), true};
+    ready_ps = cut->to_ps;
+  }
+}
+
 // A stage that meets an outage and does not wait for it fails when the
 // outage begins, having held its lane until then; one that arrives during the
 // outage fails at once and holds nothing.
@@ -348,8 +418,9 @@ void Element::book_failing(const StagePlan& plan, std::uint32_t main_lane,
 static bool unanswered_at(const Stage& stage, std::uint64_t t) {
   const auto& path = stage.op.route->path;
   for (std::size_t i = stage.index + 1; i < path.size(); ++i)
-    for (const Outage& o : path[i]->outages())
-      if (o.from_ps <= t && t < o.to_ps) return true;
+    for (const auto* spans : {&path[i]->outages(), &path[i]->power_cuts()})
+      for (const Outage& o : *spans)
+        if (o.from_ps <= t && t < o.to_ps) return true;
   return false;
 }
 
@@ -459,6 +530,26 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
                                       "(back-pressure)",
                                       op.name(), b.admitted_ps - ready_ps, b.main.lane));
   }
+  // Work a power cut lost: its main-lane holdings, as records that end at the cut.
+  for (const Booking& k : lost_) {
+    if (context_.trace_enabled)
+      context_.trace().record(
+          {k.start_ps, k.start_ps, k.end_ps, k.end_ps, op.index, index_,
+           static_cast<std::uint16_t>(k.lane), static_cast<std::uint16_t>(b.lanes.first),
+           static_cast<std::uint16_t>(b.lanes.first + b.lanes.count - 1),
+           StageEvent::pack(stage, StageEvent::kMain, b.lanes.pinned, calibration_.has_value())});
+    stats_.main_busy_ps += k.end_ps - k.start_ps;
+    if (Waveforms* w = context_.waveforms()) {
+      w->post(busy_signal_[k.lane], k.start_ps, +1);
+      w->post(busy_signal_[k.lane], k.end_ps, -1);
+      if (active_mw_ != 0)
+        for (std::uint32_t s : power_signals_) {
+          w->post(s, k.start_ps, active_mw_);
+          w->post(s, k.end_ps, -active_mw_);
+        }
+    }
+  }
+  lost_.clear();
   // A stage that failed on arrival held nothing: no record (its lane was not used).
   const bool recorded = !b.failed || b.main.end_ps > b.main.start_ps;
   if (context_.trace_enabled && recorded) {

@@ -41,6 +41,8 @@ struct ElementStats {
   std::uint64_t slowed_ps = 0;           // time lane holdings took longer in slowdowns
   std::uint64_t failed_stages = 0;       // stages that failed their operation at an outage
   std::uint64_t timed_out_attempts = 0;  // requests that got no answer (response_timeout)
+  std::uint64_t cut_stages = 0;          // stages cut by a power loss (their work so far lost)
+  std::uint64_t lost_ps = 0;             // main-lane time of that lost work
   std::vector<std::uint64_t> waits_ps;   // per stage: its waits, kept only when the trace is off
 };
 
@@ -143,6 +145,15 @@ class Element : public sc_core::sc_module {
   // times its requests out (set_response_timeout) retries instead.
   void set_outages(std::vector<Outage> outages) { outages_ = std::move(outages); }
   const std::vector<Outage>& outages() const { return outages_; }
+  // Spans in which the element's rack has no power (its shelf's power_loss
+  // until power_restored), sorted and apart; to_ps == UINT64_MAX: power never
+  // returns. A stage in flight when the power goes is cut: the work its main
+  // lane did until then is lost (its holding is kept: it drew power), and it
+  // is done again whole once power is back (on_outage: wait) or its
+  // operation fails (fail, or power that never returns). One that arrives
+  // without power waits or fails likewise.
+  void set_power_cuts(std::vector<Outage> cuts);
+  const std::vector<Outage>& power_cuts() const { return power_cuts_; }
   // Spans of reduced speed, sorted and apart: a lane holding that overlaps one
   // lasts as long as its work takes at that speed (rounded up to a picosecond).
   void set_slowdowns(std::vector<Slowdown> slowdowns) { slowdowns_ = std::move(slowdowns); }
@@ -184,6 +195,11 @@ class Element : public sc_core::sc_module {
                            std::uint64_t& start) const;
   void book_failing(const StagePlan& plan, std::uint32_t main_lane, const std::uint32_t* feed_lane,
                     Booked& b);
+  struct PowerCutResult {
+    std::uint64_t ready_ps;  // when the stage may start again
+    bool failed;             // it fails at ready_ps instead
+  };
+  PowerCutResult through_power_cuts(const StagePlan& plan, std::uint64_t ready_ps);
   bool book_retried(const Stage& stage, const StagePlan& plan, std::uint32_t main_lane, Booked& b);
   void fail_operation(Operation& op, const Booked& b);
   void calibrate(StagePlan& plan, const Operation& op);
@@ -198,6 +214,8 @@ class Element : public sc_core::sc_module {
   std::optional<Calibration> calibration_;
   std::vector<Outage> outages_;
   std::vector<Slowdown> slowdowns_;
+  std::vector<Outage> power_cuts_;
+  std::vector<Booking> lost_;  // lane holdings cut by a power loss, for the stage being booked
   bool fail_on_outage_ = false;
   std::uint64_t response_timeout_ps_ = 0;  // 0: requests are not timed out
   std::uint32_t retries_ = 0;

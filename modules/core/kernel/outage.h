@@ -9,6 +9,8 @@ namespace cnuas {
 struct Outage {
   std::uint64_t from_ps;
   std::uint64_t to_ps;  // exclusive
+
+  bool operator==(const Outage& o) const { return from_ps == o.from_ps && to_ps == o.to_ps; }
 };
 
 // A span in which an element works at a fraction rate_num / rate_den of its

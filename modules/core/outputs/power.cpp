@@ -50,8 +50,7 @@ class ShelfPlayer {
       if (battery_.is_zero()) {
         battery_active_ = false;
         emit(t, "battery_depleted", load);
-        emit(t, "power_loss", load);
-        lost_ = true;
+        lose_power(t, load);
       }
     }
     now_ = t;
@@ -72,6 +71,11 @@ class ShelfPlayer {
 
   // Re-evaluates alarms and the battery after the load or the supplies changed at `t`.
   void evaluate(std::uint64_t t, std::int64_t load) {
+    // A rack without power draws nothing, but it will draw what it drew when
+    // the power went once it comes back: power returns only when the supplies
+    // can carry that (a shelf that restarted into the same overload would
+    // trip again).
+    const std::int64_t demand = lost_ ? std::max(load, lost_load_uw_) : load;
     // Raised above the limit; cleared only at or below the limit less the
     // hysteresis (see PowerSupplyModel::alarm_hysteresis).
     const bool over = alarm_ ? load > below_by_hysteresis(rated_uw_) : load > rated_uw_;
@@ -82,7 +86,7 @@ class ShelfPlayer {
     }
     const bool in_shortfall = battery_active_ || pending_ || lost_;
     const bool shortfall =
-        in_shortfall ? load > below_by_hysteresis(capacity()) : load > capacity();
+        in_shortfall ? demand > below_by_hysteresis(capacity()) : demand > capacity();
     if (!shortfall && in_shortfall) emit(t, "supply_shortfall_cleared", load);
     if (shortfall && !battery_active_ && !pending_ && !lost_) {
       pending_ = true;
@@ -105,8 +109,7 @@ class ShelfPlayer {
   void take_over(std::int64_t load) {
     pending_ = false;
     if (battery_.is_zero()) {
-      emit(takeover_at_, "power_loss", load);
-      lost_ = true;
+      lose_power(takeover_at_, load);
       return;
     }
     battery_active_ = true;
@@ -134,6 +137,11 @@ class ShelfPlayer {
 
  private:
   std::int64_t capacity() const { return rating_uw_ * working_; }
+  void lose_power(std::uint64_t t, std::int64_t load) {
+    emit(t, "power_loss", load);
+    lost_ = true;
+    lost_load_uw_ = load;
+  }
   // The level an alarm raised at `limit_uw` clears at: limit x (1 - hysteresis).
   std::int64_t below_by_hysteresis(std::int64_t limit_uw) const {
     // Limits are never negative (ratings times supplies).
@@ -154,6 +162,7 @@ class ShelfPlayer {
   std::vector<PowerEvent>& out_;
   std::uint32_t working_;
   std::int64_t rating_uw_ = 0, rated_uw_ = 0;
+  std::int64_t lost_load_uw_ = 0;  // the load when power was lost
   Rational battery_;
   std::uint64_t now_ = 0, takeover_at_ = 0;
   bool alarm_ = false, battery_active_ = false, pending_ = false, lost_ = false,

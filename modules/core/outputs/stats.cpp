@@ -36,12 +36,15 @@ std::uint64_t makespan_ps(const RunContext& context) {
   return end;
 }
 
-// Energy over the run: idle power for the whole makespan plus active power for
-// every picosecond a stage held its main lane (engines and ingress ports add
-// none). Exact, in joules.
+// Energy over the run: idle power for the makespan, less the time its rack
+// had no power, plus active power for every picosecond a stage held its main
+// lane (engines and ingress ports add none). Exact, in joules.
 Rational element_energy_j(const Element& e, std::uint64_t makespan) {
   const Rational seconds_per_ps(1, 1'000'000'000'000ULL);
-  return (e.params().quantity("idle_power") * Rational(makespan) +
+  std::uint64_t powered = makespan;
+  for (const Outage& o : e.power_cuts())
+    if (o.from_ps < makespan) powered -= std::min(o.to_ps, makespan) - o.from_ps;
+  return (e.params().quantity("idle_power") * Rational(powered) +
           e.params().quantity("active_power") * Rational(e.stats().main_busy_ps)) *
          seconds_per_ps;
 }
@@ -178,6 +181,18 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
       if (e->stats().timed_out_attempts > 0)
         outages["timed_out_requests"] = e->stats().timed_out_attempts;
       text += "," + Json("outages").dump() + ":" + outages.dump();
+    }
+    if (!e->power_cuts().empty()) {
+      std::uint64_t off = 0;
+      for (const Outage& o : e->power_cuts())
+        off += (o.to_ps == UINT64_MAX ? std::max(makespan, o.from_ps) : o.to_ps) - o.from_ps;
+      text += "," + Json("power_cuts").dump() + ":" +
+              Json({{"spans", e->power_cuts().size()},
+                    {"off_ps", off},
+                    {"stages_cut", e->stats().cut_stages},
+                    {"lost_ps", e->stats().lost_ps},
+                    {"stages_failed", e->stats().failed_stages}})
+                  .dump();
     }
     fmt::format_to(std::back_inserter(elements), "{}\n    {}: {},\"lanes\":[{}]}}",
                    elements.size() ? "," : "", Json(e->name()).dump(), text,
