@@ -120,6 +120,9 @@ class Element : public sc_core::sc_module {
   // Hook for models that want to see every booking (power, internal state):
   // the main lane's booking.
   virtual void on_booked(const Stage&, const Booking&) {}
+  // Fault and recovery counters the model keeps, as JSON members for its
+  // stats entry ("name":{...}), or "" when it has none to report.
+  virtual std::string fault_stats() const { return ""; }
 
   // A validated calibration for this element's type and profile: a stage's
   // time alone then is max(0, a * analytic + b), the difference taken from its
@@ -155,6 +158,8 @@ class Element : public sc_core::sc_module {
   virtual std::uint32_t lanes_after_binding() const { return lanes_.size(); }
   // Checks that need the bindings (a switch's port count), after lanes are sized.
   virtual void check_bindings() {}
+  // The ready time of the stage plan() is asked about, when booking it.
+  std::uint64_t planned_ready_ps() const { return planned_ready_ps_; }
 
   ParamSet params_;
 
@@ -184,6 +189,7 @@ class Element : public sc_core::sc_module {
   LogLevel log_level_;
   bool traced_;
   bool warned_negative_calibration_ = false;
+  std::uint64_t planned_ready_ps_ = 0;
   std::vector<std::uint32_t> busy_signal_;  // waveform ids, when VCD is on
   std::uint32_t queue_signal_ = 0;
   std::vector<std::uint32_t> power_signals_;  // the rack's and the platform's, when VCD is on
