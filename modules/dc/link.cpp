@@ -34,7 +34,10 @@ const Schema& Link::schema() {
               "first and holds it for bytes / (lane_rate x width x encoding) (occupancy); the "
               "propagation delay length / (c x velocity_factor) follows (latency), while the wire "
               "already carries the next transfer: N back-to-back frames finish at N x "
-              "serialization + propagation.")
+              "serialization + propagation. With a bit error rate, a packet is lost with "
+              "probability 1 - "
+              "(1 - bit_error_rate)^bits; the NIC before the link on the route resends it (see "
+              "cnuas.nic) and the resent bytes hold the wire again.")
           .quantity("lane_rate", Dimension::DataRate, std::nullopt,
                     "signalling rate of one lane, before encoding", true)
           .integer("width", 1, "lanes bonded into one transfer (x16, 18 NVLinks)", 1, 1024)

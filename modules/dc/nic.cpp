@@ -26,7 +26,12 @@ const Schema& Nic::schema() {
               "its queue stays busy until the last byte has left the wire, and at least messages "
               "x per_message + packets x per_packet, and messages / message_rate (the queue's "
               "occupancy). `latency` follows (the queue and the wire serve others meanwhile). "
-              "Eight queues on one port share its line rate.")
+              "Eight queues on one port share its line rate. Packets that lossy links drop between "
+              "this NIC and the next on the route are resent on the wire (go-back-N: the lost "
+              "packet and those sent after it; selective repeat: the lost one) once the NACK "
+              "arrives, a round trip after the next intact packet left (a lost last packet: "
+              "after retransmit_timeout); the wire's occupancy grows by the resends and by any "
+              "wait for a NACK with nothing left to send.")
           .quantity("line_rate", Dimension::DataRate, std::nullopt,
                     "port line rate, each direction (the wire's occupancy: wire bytes / line_rate)",
                     true)
