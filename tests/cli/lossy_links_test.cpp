@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 #include "cli/cli_harness.h"
 #include "cli/trace_check.h"
@@ -111,6 +112,45 @@ TEST(LossyLinks, RetransmissionsTakeTheWireAndTheLinkAgain) {
   EXPECT_EQ(g.trace.events[0]["op"], "x");
   EXPECT_EQ(g.trace.events[0]["drops"], 1);
   EXPECT_EQ(g.trace.events[0]["retransmitted_bytes"], 3000);
+}
+
+// The resends cross every link and switch between the two NICs: a -> l1 ->
+// sw -> l2 -> b, all at 1 GB/s, l2 at a bit error rate of 3e-5 (p = 1 - (1 -
+// 3e-5)^8000 = 0.2134). l2 is the fourth element (index 3): of x's first
+// sends only packet 5 draws below p, and no resend of 5..9 does. Go-back-N
+// with a 1 us round trip: 0..5 over [0,6) us, 6 arrives intact at 7: NACK at
+// 8 us, when 7 has left; 5..9 again over [8,13). a holds its wire 13 us, and
+// l1, the switch's ingress and egress wires and l2 each carry 13000 B for
+// 13 us: l1 [13,26), sw [26,39), l2 [39,52), b [52,62) us.
+TEST(LossyLinks, ResentBytesCrossEveryLinkAndSwitchToTheReceivingNic) {
+  const double p = packet_loss_probability(3e-5, 8000);
+  for (std::uint64_t k = 0; k < 10; ++k) EXPECT_EQ(packet_lost(3, 0, k, 0, p), k == 5) << k;
+  for (std::uint64_t k = 5; k < 10; ++k) EXPECT_FALSE(packet_lost(3, 0, k, 1, p)) << k;
+  const LossyRun r = run(
+      "through_switch",
+      "platform: l\nelements:\n"
+      "  - {name: a, type: cnuas.nic, set: {line_rate: 1 GB/s, mtu: 1000 B, round_trip: 1 us}}\n"
+      "  - {name: l1, type: cnuas.link, set: {lane_rate: 1 GB/s}}\n"
+      "  - {name: sw, type: cnuas.switch, set: {ports: 2, port_rate: 1 GB/s}}\n"
+      "  - {name: l2, type: cnuas.link, set: {lane_rate: 1 GB/s, bit_error_rate: 3e-5}}\n"
+      "  - {name: b, type: cnuas.nic, set: {line_rate: 1 GB/s, mtu: 1000 B}}\n"
+      "connections: [a -> l1, l1 -> sw, sw -> l2, l2 -> b]\n"
+      "workload:\n  operations:\n"
+      "    - {name: x, path: [a, l1, sw, l2, b], dims: {bytes: 10000}}\n");
+  EXPECT_EQ(r.end_ps, 62 * us);
+  std::map<std::string, std::uint64_t> start;
+  for (const TraceRecord& rec : r.trace.records) {
+    const std::string& c = r.trace.components[rec.component];
+    if (c == "l.b") continue;
+    EXPECT_EQ(rec.free - rec.start, 13 * us) << c << " " << rec.part;
+    start[c] = rec.start;
+  }
+  EXPECT_EQ(start["l.l1"], 13 * us);
+  EXPECT_EQ(start["l.sw"], 26 * us);
+  EXPECT_EQ(start["l.l2"], 39 * us);
+  EXPECT_EQ(r.stats["elements"]["l.a"]["recovery"]["retransmitted_packets"], 3);
+  EXPECT_EQ(r.stats["elements"]["l.l2"]["errors"]["retransmitted_bytes"], 3000);
+  EXPECT_FALSE(r.stats["elements"]["l.l1"].contains("errors"));  // lossless: nothing to report
 }
 
 // link_errors gives the link its error rate over a span only: over [7,8) us
