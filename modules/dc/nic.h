@@ -7,12 +7,25 @@
 // per-message processing, holds the wire for its bytes and headers at line
 // rate (occupancy), and keeps its queue until its last byte has left the wire.
 // The queues of one port never add up to more than the line rate.
+//
+// The transport recovers packets dropped by lossy links (cnuas.link
+// bit_error_rate) between it and the next NIC on the route: go-back-N or
+// selective repeat (retransmission.h). The retransmissions hold its wire, and
+// the links and switches they cross carry the resent bytes again.
 #pragma once
+
+#include <optional>
+#include <unordered_map>
+#include <vector>
 
 #include "core/kernel/element.h"
 #include "core/kernel/linear_cost.h"
+#include "dc/retransmission.h"
 
 namespace cnuas {
+
+class Link;
+class RunContext;
 
 class Nic : public Element {
  public:
@@ -21,8 +34,21 @@ class Nic : public Element {
   std::uint64_t service_ps(const Stage& stage) override { return plan(stage).alone_ps(); }
   StagePlan plan(const Stage& stage) override;
   std::string lane_name(std::uint32_t lane) const override;
+  void on_booked(const Stage& stage, const Booking& main) override;
+  std::string fault_stats() const override;
+
+  // The payload bytes the NIC before `stage` on its route retransmitted for its
+  // operation (0 when none did): the links and switches in between carry them again.
+  static std::uint64_t retransmitted_bytes_reaching(const Stage& stage);
 
  private:
+  // The lossy links between this stage and the next NIC on the route.
+  std::vector<Link*> lossy_links_ahead(const Stage& stage) const;
+  std::uint64_t round_trip_ps(const Stage& stage) const;
+  // The wire's time with the transport's recovery of the packets the links drop.
+  void recover_losses(const Stage& stage, const PacketTrain& train, StagePlan& plan,
+                      const std::vector<Link*>& links);
+
   std::uint32_t lanes_after_binding() const override;
   // The direction a stage travels: the outgoing connection it leaves by.
   std::uint32_t direction(const Stage& stage) const;
@@ -36,6 +62,19 @@ class Nic : public Element {
   Rational per_message_ps_;
   LinearCost ceiling_;  // messages -> ps at the queue's message rate (0: no ceiling)
   std::uint64_t latency_ps_;
+  RecoveryTiming recovery_;  // round_trip_ps 0: derived from the route
+  RunContext& context_;
+
+  struct Planned {  // the recovery plan() worked out, committed when booked
+    std::uint32_t op;
+    Recovery recovery;
+    std::vector<Link*> links;
+  };
+  std::optional<Planned> planned_;
+  std::unordered_map<std::uint32_t, std::uint64_t> resent_;  // operation -> payload bytes resent
+  std::uint64_t lossy_stages_ = 0, drops_ = 0, resent_packets_ = 0, resent_bytes_ = 0,
+                stall_ps_ = 0;
+  static inline std::uint64_t resends_anywhere_ = 0;  // any NIC of the process resent bytes
 };
 
 }  // namespace cnuas

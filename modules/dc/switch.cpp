@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/kernel/registry.h"
+#include "dc/nic.h"
 
 namespace cnuas {
 
@@ -72,8 +73,15 @@ void Switch::check_bindings() {
         fmt::format("{} elements send to it but it has only {} ports", senders().size(), ports_)));
 }
 
+std::uint64_t Switch::port_latency_ps() const {
+  return latency_ps_ + (store_and_forward_ ? wire_.ceil_at(frame_bytes_) : 0);
+}
+
 StagePlan Switch::plan(const Stage& stage) {
-  const std::uint64_t bytes = stage.dims().get(WorkDim::Bytes);
+  // Retransmitted bytes cross the switch again.
+  std::uint64_t bytes = stage.dims().get(WorkDim::Bytes);
+  if (__builtin_add_overflow(bytes, Nic::retransmitted_bytes_reaching(stage), &bytes))
+    throw OverflowError();
   const std::uint64_t wire = wire_.ceil_at(bytes);
   std::uint64_t latency = latency_ps_;
   if (store_and_forward_) latency += wire_.ceil_at(std::min(bytes, frame_bytes_));

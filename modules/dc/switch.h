@@ -31,6 +31,8 @@ class Switch : public Element {
   std::string lane_name(std::uint32_t lane) const override;
   // Whether the switch reduces data itself (NVLink SHARP, in-network reduction).
   bool reduces_in_network() const { return in_network_reduction_; }
+  // Port-to-port latency of a full frame (store-and-forward receives it first).
+  std::uint64_t port_latency_ps() const;
 
  private:
   std::uint32_t lanes_after_binding() const override;

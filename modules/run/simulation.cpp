@@ -10,6 +10,7 @@
 #include "calibration/calibration_file.h"
 #include "core/kernel/run_context.h"
 #include "core/outputs/stats.h"
+#include "dc/link.h"
 
 namespace cnuas {
 
@@ -83,6 +84,19 @@ void Simulation::elaborate() {
       if (cuts != power_cuts_.end() && !e->params().text("rack").empty())
         e->set_power_cuts(cuts->second);
     }
+  for (const auto& [target, events] : link_error_spans(workload_.link_errors)) {
+    auto* link = dynamic_cast<Link*>(&module_->element(target));
+    if (link == nullptr) throw std::logic_error("link_errors target '" + target + "' is no link");
+    std::vector<Link::ErrorSpan> spans;
+    for (const LinkErrorEvent& e : events) {
+      spans.push_back({e.from_ps, e.to_ps, e.ber});
+      context.trace().record_instant({e.from_ps, link->index(), "link_errors",
+                                      fmt::format("\"until_ps\":{},\"ber\":{}", e.to_ps, e.ber)});
+      context.trace().record_instant(
+          {e.to_ps, link->index(), "link_errors_end", fmt::format("\"since_ps\":{}", e.from_ps)});
+    }
+    link->set_error_spans(std::move(spans));
+  }
   if (options_.program_driven) {
     program_driver_ = std::make_unique<ProgramDriver>("program", context.payloads());
     for (Element* e : module_->elements()) program_driver_->out.bind(e->in);

@@ -489,6 +489,9 @@ WorkloadDesc load_workload(const YAML::Node& node, const std::string& file,
     if (o.IsMap() && o["event"] && o["event"].IsScalar() &&
         o["event"].Scalar().rfind("element_", 0) == 0)
       w.element_events.push_back(read_element_event(o, src.file, platform));
+    else if (o.IsMap() && o["event"] && o["event"].IsScalar() &&
+             o["event"].Scalar() == "link_errors")
+      w.link_errors.push_back(read_link_errors(o, src.file, platform));
     else if (o.IsMap() && o["event"])
       w.supply_events.push_back(read_supply_event(o, src.file, platform));
     else

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/inputs/collectives.h"
+#include "core/inputs/link_errors.h"
 #include "core/inputs/platform.h"
 #include "core/inputs/topology.h"
 #include "core/kernel/operation.h"
@@ -74,6 +75,7 @@ struct WorkloadDesc {
   std::vector<OperationDesc> operations;
   std::vector<SupplyEvent> supply_events;    // entries with `event:` for a power shelf
   std::vector<ElementEvent> element_events;  // entries with `event:` for an element's failure
+  std::vector<LinkErrorEvent> link_errors;   // entries with `event: link_errors`
 };
 
 // Per target element (by instance name), its outages in time order, from the

@@ -495,6 +495,7 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
   if (context_.failed()) return;  // the run is stopping
   const Stage context{op, stage};
   Booked b;
+  planned_ready_ps_ = ready_ps;
   try {
     StagePlan p = plan(context);
     if (calibration_) calibrate(p, op);

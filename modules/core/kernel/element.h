@@ -124,6 +124,9 @@ class Element : public sc_core::sc_module {
   // Hook for models that want to see every booking (power, internal state):
   // the main lane's booking.
   virtual void on_booked(const Stage&, const Booking&) {}
+  // Fault and recovery counters the model keeps, as JSON members for its
+  // stats entry ("name":{...}), or "" when it has none to report.
+  virtual std::string fault_stats() const { return ""; }
 
   // A validated calibration for this element's type and profile: a stage's
   // time alone then is max(0, a * analytic + b), the difference taken from its
@@ -179,6 +182,8 @@ class Element : public sc_core::sc_module {
     response_timeout_ps_ = timeout_ps;
     retries_ = retries;
   }
+  // The ready time of the stage plan() is asked about, when booking it.
+  std::uint64_t planned_ready_ps() const { return planned_ready_ps_; }
 
   ParamSet params_;
 
@@ -225,6 +230,7 @@ class Element : public sc_core::sc_module {
   LogLevel log_level_;
   bool traced_;
   bool warned_negative_calibration_ = false;
+  std::uint64_t planned_ready_ps_ = 0;
   std::vector<std::uint32_t> busy_signal_;  // waveform ids, when VCD is on
   std::uint32_t queue_signal_ = 0;
   std::vector<std::uint32_t> power_signals_;  // the rack's and the platform's, when VCD is on

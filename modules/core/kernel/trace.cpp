@@ -12,6 +12,12 @@
 
 namespace cnuas {
 
+// Point events of element faults and lossy links, shown apart from the power ones.
+static bool is_fault_event(const std::string& name) {
+  return name.rfind("element_", 0) == 0 || name.rfind("link_errors", 0) == 0 ||
+         name == "retransmission";
+}
+
 TraceSink::~TraceSink() {
   for (StageEvent* chunk : chunks_) munmap(chunk, kChunkBytes);
 }
@@ -166,7 +172,7 @@ void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const Tr
       put("{{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"{}\",\"name\":\"{}\",\"pid\":{},\"tid\":0,"
           "\"ts\":{},"
           "\"args\":{{\"seq\":{}{}{}}}}}\n",
-          i.name.rfind("element_", 0) == 0 ? "fault" : "power", i.name, i.component + 1,
+          is_fault_event(i.name) ? "fault" : "power", i.name, i.component + 1,
           ps_to_us_text(i.at_ps), seq, i.fields.empty() ? "" : ",", i.fields);
       continue;
     }

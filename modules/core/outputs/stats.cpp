@@ -194,6 +194,7 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
                     {"stages_failed", e->stats().failed_stages}})
                   .dump();
     }
+    if (const std::string faults = e->fault_stats(); !faults.empty()) text += "," + faults;
     fmt::format_to(std::back_inserter(elements), "{}\n    {}: {},\"lanes\":[{}]}}",
                    elements.size() ? "," : "", Json(e->name()).dump(), text,
                    std::string_view(lane_list.data(), lane_list.size()));
