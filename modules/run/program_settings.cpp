@@ -63,6 +63,14 @@ ProgramSettings program_settings_from_environment() {
           limit.substr(0, 40)));
     s.kernel_limit = std::stoull(limit);
   }
+  s.faults_path = env("CNUAS_FAULTS");
+  if (!s.faults_path.empty()) {
+    try {
+      s.faults = load_gpu_faults(s.faults_path);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("CNUAS_FAULTS (cnuas exec --faults): {}", e.what()));
+    }
+  }
   return s;
 }
 

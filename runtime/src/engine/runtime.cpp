@@ -10,6 +10,7 @@
 
 #include "core/kernel/errors.h"
 #include "engine/access_policies.h"
+#include "engine/gpu_faults.h"
 #include "engine/graph_capture.h"
 #include "engine/ipc_handles.h"
 #include "engine/library_capability.h"
@@ -81,6 +82,8 @@ Runtime::Runtime() {
   }
   session_ = std::make_unique<PlatformSession>(std::move(settings.run));
   timeline_ = std::make_unique<Timeline>(*session_);
+  if (!settings.faults.empty())
+    gpu_faults_ = std::make_unique<GpuFaultPlan>(std::move(settings.faults), *session_);
   timeline_->on_sync([this] { flush_printf(); });
   for (std::size_t i = 0; i < session_->devices().size(); ++i) {
     DeviceState d;
@@ -112,7 +115,9 @@ void Runtime::finish() {
   finished_ = true;
   try {
     flush_printf();
-    session_->finish();
+    session_->finish([this](std::uint64_t end_ps) {
+      if (gpu_faults_) gpu_faults_->finish(end_ps, log_level_);
+    });
     write_gpu_outputs();
     if (log_level_ >= LogLevel::Info) std::cerr << session_->summary();
   } catch (const std::exception& e) {
@@ -120,6 +125,8 @@ void Runtime::finish() {
     std::_Exit(2);
   }
 }
+
+Runtime::~Runtime() = default;
 
 void Runtime::keep_performance_run(const DeviceDesc& device, gpu::KernelRun run) {
   if (gpu_stats_path_.empty() && gpu_report_dir_.empty()) return;

@@ -156,6 +156,10 @@ void Timeline::run_host_work_ahead() {
 void Timeline::complete(const CommandPtr& cmd, std::uint64_t done_ps) {
   cmd->done = true;
   cmd->done_ps = done_ps;
+  if (cmd->on_done) {
+    cmd->on_done(*cmd);
+    cmd->on_done = nullptr;
+  }
   for (const CommandPtr& d : cmd->dependents) {
     d->ready_ps = std::max(d->ready_ps, done_ps);
     if (--d->waiting == 0) ready_.push_back(d);

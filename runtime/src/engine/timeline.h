@@ -40,6 +40,9 @@ struct Command : std::enable_shared_from_this<Command> {
   // Bookkeeping that must follow simulated order (statistics of a kernel),
   // run when the command is released even if its effect ran ahead.
   std::function<void()> on_release;
+  // Run when the command ends in simulated time (a kernel an injected GPU
+  // fault fails, engine/gpu_faults.h); before its dependents become ready.
+  std::function<void(Command&)> on_done;
   bool host_work = false;  // a host function or stream callback
   bool effect_ran = false;
   // Earlier commands whose effects have not run yet; kept until this one's
