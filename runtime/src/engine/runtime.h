@@ -343,6 +343,8 @@ class Runtime {
   bool fault_survives_reset_ = false;
   // Fails the kernel `c` of `device` if an injected fault hit it (at its end).
   void check_gpu_faults(Command& c, int device);
+  // Fails `c` if its effect touched device memory past the host-memory budget.
+  void check_host_memory(Command& c);
   bool finished_ = false;
   LogLevel log_level_ = LogLevel::Warning;  // CNUAS_LOG
   // Kernels timed by the performance model, for CNUAS_GPU_STATS and CNUAS_GPU_REPORT.

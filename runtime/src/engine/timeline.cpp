@@ -127,6 +127,7 @@ void Timeline::run_own_effect(Command& cmd) {
     throw;
   }
   --in_effect_;
+  if (after_effect_) after_effect_(cmd);
 }
 
 void Timeline::run_effect(const CommandPtr& cmd) {

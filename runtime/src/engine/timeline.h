@@ -121,6 +121,8 @@ class Timeline {
   // the effects of the commands it depends on, without moving simulated time:
   // the platform times them later exactly as it would have.
   void run_host_work_ahead();
+  // Called after each command's functional effect (checks what it did to memory).
+  void after_effect(std::function<void(Command&)> f) { after_effect_ = std::move(f); }
   // Called before the host observes device results (printf flushing).
   void on_sync(std::function<void()> f) { on_sync_ = std::move(f); }
 
@@ -144,6 +146,7 @@ class Timeline {
   const Command* awaited_ = nullptr;
   int in_effect_ = 0;
   std::function<void()> on_sync_;
+  std::function<void(Command&)> after_effect_;
   std::vector<CommandPtr> host_pending_;
   std::uint64_t host_activity_ = 0;
 };
