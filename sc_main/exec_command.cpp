@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 
+#include <fmt/format.h>
 #include <boost/program_options.hpp>
 
 #include "command_line.h"
@@ -41,7 +42,7 @@ void set(const char* name, const std::string& value) {
 }  // namespace
 
 int exec_command(const std::vector<std::string>& args) {
-  std::string platform, trace, stats, perfetto, log, kernel_limit;
+  std::string platform, trace, stats, perfetto, log, kernel_limit, faults, host_memory_limit;
   std::string gpu_mode, gpu_kernel_modes, gpu_arch, gpu_sample, gpu_compute_capability, gpu_stats,
       gpu_report;
   std::vector<std::string> sets;
@@ -60,6 +61,12 @@ int exec_command(const std::vector<std::string>& args) {
       "kernel-limit", po::value(&kernel_limit),
       "warp instructions one kernel launch may issue before it faults as a kernel that never "
       "ends (cudaErrorLaunchTimeout; default 2^40)")(
+      "host-memory-limit", po::value(&host_memory_limit),
+      "host memory device memory may take as it is first touched, e.g. 64 GiB (default: 90 % "
+      "of the host's available memory); past it a touch fails with cudaErrorMemoryAllocation")(
+      "faults", po::value(&faults),
+      "GPU faults at simulated times, a YAML list: ecc_error, gpu_xid, gpu_throttle "
+      "(docs/cuda-runtime.md)")(
       "gpu-mode", po::value(&gpu_mode),
       "kernel timing on every GPU: analytic, performance or functional (default: the platform's)")(
       "gpu-kernel-modes", po::value(&gpu_kernel_modes),
@@ -80,7 +87,7 @@ int exec_command(const std::vector<std::string>& args) {
               << "\nThe program must be built with nvcc -cudart shared. The same settings "
                  "as environment variables: CNUAS_PLATFORM, CNUAS_TRACE, CNUAS_STATS, "
                  "CNUAS_PERFETTO, CNUAS_SET (';'-separated), CNUAS_LOG, CNUAS_STRICT_MEMORY (1), "
-                 "CNUAS_KERNEL_LIMIT, "
+                 "CNUAS_KERNEL_LIMIT, CNUAS_HOST_MEMORY_LIMIT, CNUAS_FAULTS, "
                  "CNUAS_GPU_MODE, "
                  "CNUAS_GPU_KERNEL_MODES, CNUAS_GPU_ARCH, CNUAS_GPU_SAMPLE, "
                  "CNUAS_GPU_COMPUTE_CAPABILITY, CNUAS_GPU_STATS, CNUAS_GPU_REPORT.\n";
@@ -107,6 +114,8 @@ int exec_command(const std::vector<std::string>& args) {
   set("CNUAS_LOG", log);
   if (vm.count("strict-memory")) set("CNUAS_STRICT_MEMORY", "1");
   set("CNUAS_KERNEL_LIMIT", kernel_limit);
+  set("CNUAS_HOST_MEMORY_LIMIT", host_memory_limit);
+  set("CNUAS_FAULTS", faults.empty() ? faults : std::filesystem::absolute(faults).string());
   for (const FieldOption& o : kFieldOptions) set(o.variable, *field_values.at(o.option));
   set("CNUAS_GPU_STATS",
       gpu_stats.empty() ? gpu_stats : std::filesystem::absolute(gpu_stats).string());
@@ -117,6 +126,11 @@ int exec_command(const std::vector<std::string>& args) {
     // they leave in place) now, so that a mistake is reported before it starts.
     const ProgramSettings settings = program_settings_from_environment();
     Simulation validated(settings.run);
+    for (const GpuFault& f : settings.faults)
+      if (!validated.platform().find(f.target))
+        throw InputError(f.target_where,
+                         fmt::format("GPU fault target '{}' is no element of the platform",
+                                     f.target.substr(0, 60)));
     for (const auto& o : settings.run.field_overrides) {
       if (o.field == std::string("kernel_modes"))
         gpu::parse_kernel_modes(o.value, SourceLocation{o.origin}, "kernel_modes");

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/inputs/units.h"
+
 namespace cnuas {
 namespace {
 
@@ -62,6 +64,29 @@ ProgramSettings program_settings_from_environment() {
           "9999999999999999999",
           limit.substr(0, 40)));
     s.kernel_limit = std::stoull(limit);
+  }
+  if (const std::string limit = env("CNUAS_HOST_MEMORY_LIMIT"); !limit.empty()) {
+    Rational bits;
+    try {
+      bits = parse_quantity(limit, Dimension::Data).value;
+    } catch (const UnitError& e) {
+      throw InputError(
+          fmt::format("CNUAS_HOST_MEMORY_LIMIT='{}': {}", limit.substr(0, 40), e.message));
+    }
+    const Rational bytes = bits / Rational(8);
+    if (bytes < Rational(1) || Rational(std::uint64_t{1} << 62) < bytes)
+      throw InputError(fmt::format(
+          "CNUAS_HOST_MEMORY_LIMIT='{}' is not an amount of memory from 1 B to 4 EiB (e.g. 64 GiB)",
+          limit.substr(0, 40)));
+    s.host_memory_limit = bytes.ceil_u64();
+  }
+  s.faults_path = env("CNUAS_FAULTS");
+  if (!s.faults_path.empty()) {
+    try {
+      s.faults = load_gpu_faults(s.faults_path);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("CNUAS_FAULTS (cnuas exec --faults): {}", e.what()));
+    }
   }
   return s;
 }

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "run/gpu_faults.h"
 #include "run/simulation.h"
 
 namespace cnuas {
@@ -36,6 +38,12 @@ struct ProgramSettings {
   // CNUAS_KERNEL_LIMIT: warp instructions one kernel launch may issue before
   // it faults as a kernel that never ends (0: the engine's default, 2^40).
   std::uint64_t kernel_limit = 0;
+  // CNUAS_HOST_MEMORY_LIMIT: host bytes device memory may commit as it is
+  // first touched (0: the engine's default, 90 % of MemAvailable).
+  std::uint64_t host_memory_limit = 0;
+  // CNUAS_FAULTS: the GPU faults file (run/gpu_faults.h) and what it holds.
+  std::string faults_path;
+  std::vector<GpuFault> faults;
 };
 
 // Throws InputError naming the variable for a value it does not accept.

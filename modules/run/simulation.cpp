@@ -282,11 +282,13 @@ void Simulation::begin_program() {
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
 }
 
-void Simulation::finish_program() {
+void Simulation::finish_program(
+    const std::function<void(std::uint64_t makespan_ps)>& before_outputs) {
   auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
   wall_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   context_->throw_if_failed();
+  if (before_outputs) before_outputs(makespan_ps());
   roll_up();
   write_outputs();
 }

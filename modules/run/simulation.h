@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -59,7 +60,9 @@ class Simulation {
   ProgramDriver& program_driver() { return *program_driver_; }
   const Route& route_along(const std::vector<std::string>& path);
   Topology& topology() { return *topology_; }
-  void finish_program();
+  // `before_outputs`, when given, runs once the simulation has run dry and
+  // before the outputs are written, with the run's makespan.
+  void finish_program(const std::function<void(std::uint64_t makespan_ps)>& before_outputs = {});
 
   // The run's context: the trace, operations and failure of this run.
   RunContext& context() { return *context_; }

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "ptx/host_backing.h"
+
 namespace cnuas::ptx {
 namespace {
 
@@ -16,15 +18,16 @@ std::uint64_t round_up(std::uint64_t v, std::uint64_t to) {
 
 }  // namespace
 
-// Pages come zero-filled from calloc, which for large sizes maps fresh pages
-// and so costs host memory only for what is touched.
+// Pages are address space that costs host memory only once touched, 2 MiB
+// at a time, within the host-memory budget (ptx/host_backing.h).
 std::uint64_t DeviceMemory::map_pages(std::uint64_t bytes) {
   const std::uint64_t size = round_up(bytes, kDevicePage);
   if (size < bytes || size > (1ull << 46)) throw std::bad_alloc();
-  auto* data = static_cast<std::uint8_t*>(std::calloc(size, 1));
+  std::uint8_t* data = host_backing::reserve(size);
   if (!data) throw std::bad_alloc();
   const std::uint64_t base = next_;
-  std::shared_ptr<std::uint8_t> owned(data, [](std::uint8_t* p) { std::free(p); });
+  std::shared_ptr<std::uint8_t> owned(data,
+                                      [size](std::uint8_t* p) { host_backing::release(p, size); });
   mappings_.emplace(base, Mapping{size, std::move(owned), data, 0});
   // An unmapped page after each mapping, so that running off its end faults.
   next_ = base + size + kDevicePage;

@@ -32,6 +32,7 @@ enum : int {
   cudaErrorStartupFailure = 127,
   cudaErrorInvalidKernelImage = 200,
   cudaErrorNoKernelImageForDevice = 209,
+  cudaErrorECCUncorrectable = 214,
   cudaErrorPeerAccessUnsupported = 217,
   cudaErrorInvalidPtx = 218,
   cudaErrorInvalidResourceHandle = 400,

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -161,6 +162,12 @@ class Element : public sc_core::sc_module {
   // lasts as long as its work takes at that speed (rounded up to a picosecond).
   void set_slowdowns(std::vector<Slowdown> slowdowns) { slowdowns_ = std::move(slowdowns); }
   const std::vector<Slowdown>& slowdowns() const { return slowdowns_; }
+  // Injected faults the element saw, by kind (a GPU's corrected ECC errors):
+  // written to the statistics as "faults" when any kind is set.
+  void set_fault_counts(std::map<std::string, std::uint64_t> counts) {
+    fault_counts_ = std::move(counts);
+  }
+  const std::map<std::string, std::uint64_t>& fault_counts() const { return fault_counts_; }
   const std::optional<Calibration>& calibration() const { return calibration_; }
 
   // Called by the scheduler when simulated time reaches the stage's ready time.
@@ -224,6 +231,7 @@ class Element : public sc_core::sc_module {
   bool fail_on_outage_ = false;
   std::uint64_t response_timeout_ps_ = 0;  // 0: requests are not timed out
   std::uint32_t retries_ = 0;
+  std::map<std::string, std::uint64_t> fault_counts_;
   ElementStats stats_;
   RunContext& context_;
   std::uint32_t index_;

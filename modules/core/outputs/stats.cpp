@@ -169,6 +169,8 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
     if (!e->slowdowns().empty())
       text += "," + Json("slowdowns").dump() + ":" +
               Json({{"spans", e->slowdowns().size()}, {"slowed_ps", e->stats().slowed_ps}}).dump();
+    if (!e->fault_counts().empty())
+      text += "," + Json("faults").dump() + ":" + Json(e->fault_counts()).dump();
     if (!e->outages().empty()) {
       std::uint64_t down = 0;
       for (const Outage& o : e->outages()) down += o.to_ps - o.from_ps;

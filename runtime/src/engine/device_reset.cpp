@@ -36,7 +36,9 @@ void Runtime::reset_device(int d) {
   for (const auto& [handle, e] : events_)
     if (e->device == d) events.push_back(handle);
   for (Event* e : events) events_.erase(e);
-  // A kernel's fault no longer sticks: resetting is how a program recovers from one.
+  // A kernel's fault no longer sticks: resetting is how a program recovers
+  // from one, unless its GPU is gone (Xid 79).
+  if (fault_survives_reset_) return;
   fault_ = cudaSuccess;
   fault_command_.reset();
 }

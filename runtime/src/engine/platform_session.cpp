@@ -109,8 +109,20 @@ void PlatformSession::run_until(std::uint64_t until_ps) {
   simulation_->context().throw_if_failed();
 }
 
-void PlatformSession::finish() {
-  simulation_->finish_program();
+Element& PlatformSession::element(const std::string& name, const SourceLocation& where) {
+  if (!simulation_->platform().find(name))
+    throw InputError(where, fmt::format("'{}' is no element of platform '{}'", name.substr(0, 60),
+                                        simulation_->platform().name));
+  return simulation_->platform_module().element(name);
+}
+
+void PlatformSession::mark(std::uint64_t at_ps, const Element& element, const std::string& kind,
+                           const std::string& fields) {
+  simulation_->context().trace().record_instant({at_ps, element.index(), kind, fields});
+}
+
+void PlatformSession::finish(const std::function<void(std::uint64_t)>& before_outputs) {
+  simulation_->finish_program(before_outputs);
 }
 
 }  // namespace cnuas::cuda

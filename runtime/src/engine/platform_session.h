@@ -48,8 +48,15 @@ class PlatformSession {
   void run();
   // Runs the simulation up to `until_ps` (not beyond).
   void run_until(std::uint64_t until_ps);
-  // Runs what is left and writes the trace and statistics.
-  void finish();
+  // The platform element `name` (a GPU a fault names); throws InputError at
+  // `where` when there is none.
+  Element& element(const std::string& name, const SourceLocation& where);
+  // An instant in the trace: `kind` at `at_ps` on `element`, with JSON `fields`.
+  void mark(std::uint64_t at_ps, const Element& element, const std::string& kind,
+            const std::string& fields);
+  // Runs what is left and writes the trace and statistics; `before_outputs`
+  // runs in between, with the run's makespan.
+  void finish(const std::function<void(std::uint64_t makespan_ps)>& before_outputs = {});
   std::string summary() const { return simulation_->summary(); }
 
  private:

@@ -10,6 +10,7 @@
 
 #include "core/kernel/errors.h"
 #include "engine/access_policies.h"
+#include "engine/gpu_faults.h"
 #include "engine/graph_capture.h"
 #include "engine/ipc_handles.h"
 #include "engine/library_capability.h"
@@ -17,6 +18,7 @@
 #include "engine/virtual_memory.h"
 #include "gpu/perf_json.h"
 #include "gpu/perf_report.h"
+#include "ptx/host_backing.h"
 #include "run/program_settings.h"
 
 namespace cnuas::cuda {
@@ -81,7 +83,11 @@ Runtime::Runtime() {
   }
   session_ = std::make_unique<PlatformSession>(std::move(settings.run));
   timeline_ = std::make_unique<Timeline>(*session_);
+  if (!settings.faults.empty())
+    gpu_faults_ = std::make_unique<GpuFaultPlan>(std::move(settings.faults), *session_);
   timeline_->on_sync([this] { flush_printf(); });
+  if (settings.host_memory_limit) ptx::host_backing::set_limit(settings.host_memory_limit);
+  timeline_->after_effect([this](Command& c) { check_host_memory(c); });
   for (std::size_t i = 0; i < session_->devices().size(); ++i) {
     DeviceState d;
     d.desc = session_->devices()[i];
@@ -112,13 +118,36 @@ void Runtime::finish() {
   finished_ = true;
   try {
     flush_printf();
-    session_->finish();
+    session_->finish([this](std::uint64_t end_ps) {
+      if (gpu_faults_) gpu_faults_->finish(end_ps, log_level_);
+    });
     write_gpu_outputs();
     if (log_level_ >= LogLevel::Info) std::cerr << session_->summary();
   } catch (const std::exception& e) {
     std::cerr << "cnuas: " << e.what() << "\n";
     std::_Exit(2);
   }
+}
+
+Runtime::~Runtime() = default;
+
+// Device memory takes host memory as it is first touched, within a budget
+// (ptx/host_backing.h): a touch past it fails the command that made it as a
+// kernel fault does (sticky), instead of the OOM killer ending the process.
+void Runtime::check_host_memory(Command& c) {
+  if (!ptx::host_backing::take_refused()) return;
+  if (log_level_ != LogLevel::Quiet)
+    std::cerr << fmt::format(
+        "cnuas: {} fails with cudaErrorMemoryAllocation: device memory has taken {} bytes of "
+        "host memory, and a further 2 MiB page would pass the limit of {} bytes (raise it with "
+        "CNUAS_HOST_MEMORY_LIMIT or cnuas exec --host-memory-limit; the default is 90 % of the "
+        "host's available memory)\n",
+        c.name.empty() ? std::string("a command") : "'" + c.name + "'",
+        ptx::host_backing::committed(), ptx::host_backing::limit());
+  if (fault_ != cudaSuccess && fault_command_ && fault_command_->done) return;
+  fault_ = cudaErrorMemoryAllocation;
+  fault_command_ = c.shared_from_this();
+  fault_survives_reset_ = false;
 }
 
 void Runtime::keep_performance_run(const DeviceDesc& device, gpu::KernelRun run) {

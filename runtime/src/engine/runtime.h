@@ -48,6 +48,7 @@ class MemoryPools;
 class VirtualMemory;
 class IpcHandles;
 class AccessPolicies;
+class GpuFaultPlan;
 
 // A CUDA array: texels in one device allocation, rows packed.
 struct Array {
@@ -306,6 +307,7 @@ class Runtime {
 
  private:
   Runtime();
+  ~Runtime();
   // Names the copy by direction and picks its route and work.
   void route_copy(Command& c, const void* dst, const void* src, std::size_t bytes);
 
@@ -335,6 +337,14 @@ class Runtime {
   std::set<std::string> unsupported_named_;
   cudaError_t fault_ = cudaSuccess;  // the first kernel fault; later kernels do not run
   CommandPtr fault_command_;
+  // Injected GPU faults (cnuas exec --faults), null without; a fault that
+  // cudaDeviceReset does not clear (Xid 79: the GPU is gone).
+  std::unique_ptr<GpuFaultPlan> gpu_faults_;
+  bool fault_survives_reset_ = false;
+  // Fails the kernel `c` of `device` if an injected fault hit it (at its end).
+  void check_gpu_faults(Command& c, int device);
+  // Fails `c` if its effect touched device memory past the host-memory budget.
+  void check_host_memory(Command& c);
   bool finished_ = false;
   LogLevel log_level_ = LogLevel::Warning;  // CNUAS_LOG
   // Kernels timed by the performance model, for CNUAS_GPU_STATS and CNUAS_GPU_REPORT.

@@ -9,8 +9,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cudart/error_names.h"
 #include "engine/access_policies.h"
 #include "engine/device_images.h"
+#include "engine/gpu_faults.h"
 #include "engine/graph.h"
 #include "engine/ptx_dump.h"
 #include "engine/runtime.h"
@@ -348,6 +350,8 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
   // The device executes the kernel when its stream lets it run, so that it
   // sees the memory every earlier command left.
   const int device_index = dev;
+  if (gpu_faults_ && gpu_faults_->watches(dev))
+    cmd->on_done = [this, dev](Command& c) { check_gpu_faults(c, dev); };
   Module& module = *k.module;
   cmd->start = [this, launch, config, &desc, device_index, &module](Command& c) mutable {
     if (fault_ == cudaSuccess) {
@@ -393,6 +397,23 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
     c.dims.set(WorkDim::DeviceTime, 0);  // a faulted kernel takes its launch overhead
   };
   return cmd;
+}
+
+void Runtime::check_gpu_faults(Command& c, int dev) {
+  const std::optional<GpuFaultPlan::Hit> hit = gpu_faults_->kernel_ended(dev, c.done_ps);
+  if (!hit) return;
+  if (log_level_ != LogLevel::Quiet)
+    std::cerr << fmt::format(
+        "cnuas: {} (device {}): Xid {} ({}) at {} ps: kernel '{}' ({} ps to {} ps) fails with "
+        "{}\n",
+        hit->fault->target, dev, hit->fault->xid, xid_meaning(hit->fault->xid), hit->fault->at_ps,
+        c.name, c.ready_ps, c.done_ps, error_name(hit->error));
+  // The first fault the program would see wins; one of a later kernel whose
+  // effect ran ahead has not been seen yet.
+  if (fault_ != cudaSuccess && fault_command_ && fault_command_->done) return;
+  fault_ = hit->error;
+  fault_command_ = c.shared_from_this();
+  fault_survives_reset_ = hit->survives_reset;
 }
 
 void Runtime::print_memory_reports() {

@@ -127,6 +127,7 @@ void Timeline::run_own_effect(Command& cmd) {
     throw;
   }
   --in_effect_;
+  if (after_effect_) after_effect_(cmd);
 }
 
 void Timeline::run_effect(const CommandPtr& cmd) {
@@ -156,6 +157,10 @@ void Timeline::run_host_work_ahead() {
 void Timeline::complete(const CommandPtr& cmd, std::uint64_t done_ps) {
   cmd->done = true;
   cmd->done_ps = done_ps;
+  if (cmd->on_done) {
+    cmd->on_done(*cmd);
+    cmd->on_done = nullptr;
+  }
   for (const CommandPtr& d : cmd->dependents) {
     d->ready_ps = std::max(d->ready_ps, done_ps);
     if (--d->waiting == 0) ready_.push_back(d);

@@ -40,6 +40,9 @@ struct Command : std::enable_shared_from_this<Command> {
   // Bookkeeping that must follow simulated order (statistics of a kernel),
   // run when the command is released even if its effect ran ahead.
   std::function<void()> on_release;
+  // Run when the command ends in simulated time (a kernel an injected GPU
+  // fault fails, engine/gpu_faults.h); before its dependents become ready.
+  std::function<void(Command&)> on_done;
   bool host_work = false;  // a host function or stream callback
   bool effect_ran = false;
   // Earlier commands whose effects have not run yet; kept until this one's
@@ -118,6 +121,8 @@ class Timeline {
   // the effects of the commands it depends on, without moving simulated time:
   // the platform times them later exactly as it would have.
   void run_host_work_ahead();
+  // Called after each command's functional effect (checks what it did to memory).
+  void after_effect(std::function<void(Command&)> f) { after_effect_ = std::move(f); }
   // Called before the host observes device results (printf flushing).
   void on_sync(std::function<void()> f) { on_sync_ = std::move(f); }
 
@@ -141,6 +146,7 @@ class Timeline {
   const Command* awaited_ = nullptr;
   int in_effect_ = 0;
   std::function<void()> on_sync_;
+  std::function<void(Command&)> after_effect_;
   std::vector<CommandPtr> host_pending_;
   std::uint64_t host_activity_ = 0;
 };

@@ -1,0 +1,34 @@
+// The host memory behind device memory, committed as it is first touched.
+//
+// Device memory is address space only (PROT_NONE, MAP_NORESERVE) until
+// something reads or writes it: the first access to each 2 MiB chunk (the
+// GPU's page, kDevicePage) faults, and a SIGSEGV handler makes the chunk
+// readable and writable if the host-memory budget allows. So seven 10 GiB
+// allocations cost a few pages of host memory, and running out is an error
+// the runtime reports (cudaErrorMemoryAllocation) instead of the kernel's OOM
+// killer ending the process: a touch past the budget gets a shared scratch
+// chunk instead (what is written there is lost) and is remembered until the
+// caller takes it (take_refused). The fast path of a load or store is
+// unchanged: committed chunks are plain memory.
+#pragma once
+
+#include <cstdint>
+
+namespace cnuas::ptx::host_backing {
+
+// Zero-filled address space of `bytes` (a multiple of 2 MiB) committed on
+// first touch; nullptr when even the address space is not there.
+std::uint8_t* reserve(std::uint64_t bytes);
+// Gives the range back, and its committed chunks to the budget.
+void release(std::uint8_t* data, std::uint64_t bytes);
+
+// The bytes device memory may commit. Default: 90 % of the host's
+// MemAvailable when the first range is reserved.
+void set_limit(std::uint64_t bytes);
+std::uint64_t limit();
+std::uint64_t committed();  // bytes of committed chunks
+
+// The address of the first touch refused since the last call (0: none).
+std::uintptr_t take_refused();
+
+}  // namespace cnuas::ptx::host_backing
