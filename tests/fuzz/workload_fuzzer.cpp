@@ -1,0 +1,45 @@
+// libFuzzer entry point: any bytes as a workload file for the shipped default
+// platform (a host, PCIe, HBM and a tensor unit) either load or throw
+// InputError; anything else is a finding. The text stays in memory.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "core/inputs/platform.h"
+#include "core/inputs/topology.h"
+#include "core/inputs/workload.h"
+#include "core/inputs/yaml_source.h"
+#include "fuzz_files.h"
+
+namespace {
+
+struct FixedPlatform {
+  cnuas::PlatformDesc platform;
+  std::unique_ptr<cnuas::Topology> topology;
+};
+
+FixedPlatform& fixed_platform() {
+  static FixedPlatform fixed = [] {
+    FixedPlatform f;
+    f.platform =
+        cnuas::load_platform(cnuas::load_yaml_file(CNUAS_SOURCE_DIR "/platforms/default.yaml"));
+    cnuas::resolve_platform(f.platform);
+    f.topology = std::make_unique<cnuas::Topology>(f.platform);
+    return f;
+  }();
+  return fixed;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace cnuas;
+  FixedPlatform& fixed = fixed_platform();
+  const std::string file = CNUAS_SOURCE_DIR "/workloads/fuzzed.yaml";
+  try {
+    const YamlSource source = load_yaml_text(fuzz::text_of(data, size), file);
+    (void)load_workload(source.root, file, fixed.platform, *fixed.topology);
+  } catch (const InputError&) {
+  }
+  return 0;
+}
