@@ -3,7 +3,7 @@
 # starting from the project's own inputs of that kind:
 #   platform     platform YAML: loader, includes, parameters, topology, inline workload
 #   profile      profile YAML: loader, base chain, values checked against the type's schema
-#   workload     workload YAML for the default platform
+#   workload     workload YAML for platforms/h100-node.yaml
 #   calibration  calibration YAML (cnuas calibrate fit's output)
 #   csv          measured-time CSV (cnuas calibrate's observations)
 #   ptx          the PTX parser, from the PTX nvcc produced for the test kernels
@@ -22,10 +22,16 @@ target=${1:?usage: scripts/fuzz.sh ${kinds// /|}|all [SECONDS] [BUILD_DIR]}
 seconds=${2:-60}
 build=${3:-build}
 if [ "$target" = all ]; then
+  # One kind after another (one fuzzer at a time on a shared machine); every
+  # kind runs even when an earlier one finds something.
+  failed=()
   for kind in $kinds; do
     echo "== $kind"
-    "$0" "$kind" "$seconds" "$build"
+    rc=0
+    "$0" "$kind" "$seconds" "$build" || rc=$?
+    [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || failed+=("$kind")
   done
+  [ ${#failed[@]} -eq 0 ] || { echo "findings or failures: ${failed[*]}"; exit 1; }
   exit 0
 fi
 command -v clang++ >/dev/null || { echo "clang++ not installed: cannot build the fuzzer"; exit 77; }

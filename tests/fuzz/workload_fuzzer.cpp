@@ -1,5 +1,6 @@
-// libFuzzer entry point: any bytes as a workload file for the shipped default
-// platform (a host, PCIe, HBM and a tensor unit) either load or throw
+// libFuzzer entry point: any bytes as a workload file for the shipped
+// platforms/h100-node.yaml (host, PCIe root, HBM, tensor unit; the platform
+// workloads/gemm-offload.yaml was written for) either load or throw
 // InputError; anything else is a finding. The text stays in memory.
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +23,7 @@ FixedPlatform& fixed_platform() {
   static FixedPlatform fixed = [] {
     FixedPlatform f;
     f.platform =
-        cnuas::load_platform(cnuas::load_yaml_file(CNUAS_SOURCE_DIR "/platforms/default.yaml"));
+        cnuas::load_platform(cnuas::load_yaml_file(CNUAS_SOURCE_DIR "/platforms/h100-node.yaml"));
     cnuas::resolve_platform(f.platform);
     f.topology = std::make_unique<cnuas::Topology>(f.platform);
     return f;
