@@ -37,7 +37,7 @@ struct Loader {
 
   void load(const YamlSource& src, const SourceLocation& from) {
     for (const auto& v : visiting)
-      if (v == src.file)
+      if (same_file(v, src.file))
         throw InputError(from, fmt::format("include loops back to '{}'", src.file));
     visiting.push_back(src.file);
     const std::string& file = src.file;
@@ -185,8 +185,8 @@ struct Loader {
                          fmt::format("'{}' does not go with 'platform:'", key));
     const std::string sub_file = resolve_path(file, scalar_text(e["platform"], file, "platform"));
     for (const auto& v : visiting)
-      if (v == sub_file)
-        throw InputError(where, v == visiting.back()
+      if (same_file(v, sub_file))
+        throw InputError(where, &v == &visiting.back()
                                     ? fmt::format("platform '{}' contains itself", sub_file)
                                     : fmt::format("platform '{}' contains itself through {}",
                                                   sub_file, fmt::join(visiting, " -> ")));

@@ -37,7 +37,7 @@ void read_field_values(const YAML::Node& map, const std::string& file, const Sch
 static ProfileDoc load_profile_chain(const std::string& path, const SourceLocation& from,
                                      std::vector<std::string>& visiting) {
   for (const auto& v : visiting)
-    if (v == path)
+    if (same_file(v, path))
       throw InputError(from, fmt::format("profile base chain loops back to '{}': {}", path,
                                          join_names(visiting, " -> ")));
   visiting.push_back(path);

@@ -1,6 +1,7 @@
 #include "core/inputs/yaml_source.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -137,6 +138,14 @@ std::string resolve_path(const std::string& base_file, const std::string& relati
   auto slash = base_file.find_last_of('/');
   if (slash == std::string::npos || base_file.front() == '<') return relative;
   return base_file.substr(0, slash + 1) + relative;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  std::error_code failed_a, failed_b;
+  const std::filesystem::path canonical_a = std::filesystem::weakly_canonical(a, failed_a);
+  const std::filesystem::path canonical_b = std::filesystem::weakly_canonical(b, failed_b);
+  return !failed_a && !failed_b && canonical_a == canonical_b;
 }
 
 }  // namespace cnuas

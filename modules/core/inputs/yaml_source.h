@@ -35,4 +35,9 @@ void require_sequence(const YAML::Node& node, const std::string& file, const std
 // `relative` resolved against the directory of `base_file`, unless absolute.
 std::string resolve_path(const std::string& base_file, const std::string& relative);
 
+// Whether two paths name the same file however they are spelled ("a.yaml",
+// "./a.yaml", "../dir/a.yaml", through a symbolic link): the include and base
+// chains compare with it, so that a loop is found whatever its spelling.
+bool same_file(const std::string& a, const std::string& b);
+
 }  // namespace cnuas
