@@ -10,9 +10,6 @@
 namespace cnuas {
 namespace {
 
-// Above this, nearly every packet of a usual MTU is lost: a link that bad is down.
-constexpr double kMaxBitErrorRate = 1e-2;
-
 // Payload bits per line bit for each line code.
 Rational encoding_efficiency(const std::string& code) {
   if (code == "8b/10b") return Rational(8, 10);
@@ -67,6 +64,7 @@ Link::Link(sc_core::sc_module_name name, const ParamSet& params)
   propagation_ps_ = (params.quantity("length") / speed * ps_per_second()).ceil_u64();
   occupancy_ = LinearCost(Rational(0), Rational(8) * ps_per_second() / payload_rate);
   const Rational& ber = params.quantity("bit_error_rate");
+  // Above 1e-2 nearly every packet of a usual MTU is lost: a link that bad is down.
   if (Rational(1, 100) < ber)
     throw InputError(params.get("bit_error_rate").where,
                      describe(fmt::format("bit_error_rate {} is above the largest accepted, 1e-2 "
