@@ -5,28 +5,11 @@
 #include <fmt/format.h>
 
 #include "core/inputs/units.h"
+#include "core/inputs/workload_time.h"
 #include "core/inputs/yaml_source.h"
 
 namespace cnuas {
 namespace {
-
-// The longest run a workload accepts, for start and end times alike.
-constexpr std::uint64_t kMaxFaultTimePs = 1'000'000'000'000'000'000ULL;
-
-std::uint64_t time_of(const YAML::Node& n, const std::string& file, const std::string& what) {
-  const std::string text = scalar_text(n, file, what);
-  Rational ps;
-  try {
-    ps = parse_quantity(text, Dimension::Time).value;
-  } catch (const UnitError& e) {
-    throw InputError(location_of(n, file), what + ": " + e.message);
-  }
-  if (Rational(kMaxFaultTimePs) < ps)
-    throw InputError(location_of(n, file),
-                     fmt::format("{}: '{}' is past the longest run accepted (1000000 s)", what,
-                                 text.substr(0, 60)));
-  return ps.ceil_u64();
-}
 
 unsigned whole_number(const YAML::Node& n, const std::string& file, const std::string& what,
                       const std::vector<unsigned>& accepted) {
@@ -64,7 +47,7 @@ GpuFault read_entry(const YAML::Node& o, const std::string& file) {
     if (!o[key]) throw InputError(f.where, fmt::format("{} needs '{}:'", kind, key));
   f.target = scalar_text(o["target"], file, "target");
   f.target_where = location_of(o["target"], file);
-  f.at_ps = time_of(o["start"], file, kind + " start");
+  f.at_ps = workload_time(o["start"], file, kind + " start");
   if (kind == "ecc_error") {
     f.kind = GpuFaultKind::EccError;
     f.bits = whole_number(o["bits"], file, "ecc_error bits", {1, 2});
@@ -75,11 +58,11 @@ GpuFault read_entry(const YAML::Node& o, const std::string& file) {
                          std::vector<unsigned>(std::begin(kAcceptedXids), std::end(kAcceptedXids)));
   } else {
     f.kind = GpuFaultKind::Throttle;
-    f.duration_ps = time_of(o["duration"], file, "gpu_throttle duration");
+    f.duration_ps = workload_time(o["duration"], file, "gpu_throttle duration");
     if (f.duration_ps == 0)
       throw InputError(location_of(o["duration"], file),
                        "gpu_throttle: duration must be above zero");
-    if (static_cast<u128>(f.at_ps) + f.duration_ps > kMaxFaultTimePs)
+    if (static_cast<u128>(f.at_ps) + f.duration_ps > kMaxWorkloadTimePs)
       throw InputError(f.where, "gpu_throttle: it ends past the longest run accepted (1000000 s)");
     f.clock_where = location_of(o["clock"], file);
     const std::string text = scalar_text(o["clock"], file, "clock");

@@ -5,31 +5,11 @@
 #include <fmt/format.h>
 
 #include "core/inputs/units.h"
+#include "core/inputs/workload_time.h"
 #include "core/inputs/yaml_source.h"
 #include "core/kernel/errors.h"
 
 namespace cnuas {
-namespace {
-
-constexpr std::uint64_t kMaxWorkloadTimePs =
-    1'000'000'000'000'000'000ULL;  // 10^6 s, as workload.cpp
-
-std::uint64_t time_of(const YAML::Node& n, const std::string& file, const std::string& what) {
-  const std::string text = scalar_text(n, file, what);
-  Rational ps;
-  try {
-    ps = parse_quantity(text, Dimension::Time).value;
-  } catch (const UnitError& e) {
-    throw InputError(location_of(n, file), what + ": " + e.message);
-  }
-  if (Rational(kMaxWorkloadTimePs) < ps)
-    throw InputError(location_of(n, file),
-                     fmt::format("{}: '{}' is past the longest run accepted (1000000 s)", what,
-                                 text.substr(0, 60)));
-  return ps.ceil_u64();
-}
-
-}  // namespace
 
 LinkErrorEvent read_link_errors(const YAML::Node& o, const std::string& file,
                                 const PlatformDesc& platform) {
@@ -49,8 +29,8 @@ LinkErrorEvent read_link_errors(const YAML::Node& o, const std::string& file,
         location_of(o["target"], file),
         fmt::format("link_errors target '{}' {}; it must name a cnuas.link", e.target.substr(0, 60),
                     link == nullptr ? "is not an element" : "is a " + link->type));
-  if (o["start"]) e.from_ps = time_of(o["start"], file, "link_errors start");
-  const std::uint64_t duration = time_of(o["duration"], file, "link_errors duration");
+  if (o["start"]) e.from_ps = workload_time(o["start"], file, "link_errors start");
+  const std::uint64_t duration = workload_time(o["duration"], file, "link_errors duration");
   if (duration == 0)
     throw InputError(location_of(o["duration"], file), "link_errors: duration must be above zero");
   if (static_cast<u128>(e.from_ps) + duration > kMaxWorkloadTimePs)

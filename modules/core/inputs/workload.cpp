@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "core/inputs/workload_time.h"
+
 namespace cnuas {
 namespace {
 
@@ -25,26 +27,6 @@ void require_element(const PlatformDesc& platform, const std::string& name,
   throw InputError(
       where, fmt::format("unknown element '{}'{}; elements: {}", name,
                          hint.empty() ? "" : " (did you mean '" + hint + "'?)", join_names(names)));
-}
-
-// Workload times (starts, intervals, the last repetition's start) stay within
-// 10^6 s (about 11.6 days): simulated time is 64-bit picoseconds, and every
-// stage of the run must still fit after them.
-constexpr std::uint64_t kMaxWorkloadTimePs = 1'000'000'000'000'000'000ULL;
-
-std::uint64_t time_value(const YAML::Node& n, const std::string& file, const std::string& what) {
-  std::string text = scalar_text(n, file, what);
-  Rational ps;
-  try {
-    ps = parse_quantity(text, Dimension::Time).value;
-  } catch (const UnitError& e) {
-    throw InputError(location_of(n, file), what + ": " + e.message);
-  }
-  if (Rational(kMaxWorkloadTimePs) < ps)
-    throw InputError(location_of(n, file),
-                     fmt::format("{}: '{}' is past the longest run accepted (1000000 s)", what,
-                                 text.substr(0, 60)));
-  return ps.ceil_u64();
 }
 
 // Every element on `path` gets the work dimensions and request kind it needs.
@@ -252,7 +234,7 @@ SupplyEvent read_supply_event(const YAML::Node& o, const std::string& file,
     throw InputError(
         location_of(o["target"], file),
         fmt::format("event target '{}' is a {}, not a power shelf", e.target, target.type));
-  if (o["start"]) e.at_ps = time_value(o["start"], file, "event start");
+  if (o["start"]) e.at_ps = workload_time(o["start"], file, "event start");
   if (const YAML::Node n = o["supplies"]) {
     std::string text = scalar_text(n, file, "supplies");
     if (text.empty() || text.size() > 3 ||
@@ -289,11 +271,11 @@ ElementEvent read_element_event(const YAML::Node& o, const std::string& file,
   if (!o["target"]) throw InputError(e.where, e.kind + " needs 'target:' (an element)");
   e.target = scalar_text(o["target"], file, "target");
   require_element(platform, e.target, location_of(o["target"], file));
-  if (o["start"]) e.at_ps = time_value(o["start"], file, e.kind + " start");
+  if (o["start"]) e.at_ps = workload_time(o["start"], file, e.kind + " start");
   if (degrade) {
     for (const char* key : {"duration", "rate"})
       if (!o[key]) throw InputError(e.where, fmt::format("element_degrade needs '{}:'", key));
-    e.duration_ps = time_value(o["duration"], file, "element_degrade duration");
+    e.duration_ps = workload_time(o["duration"], file, "element_degrade duration");
     if (e.duration_ps == 0)
       throw InputError(location_of(o["duration"], file),
                        "element_degrade: duration must be above zero");
@@ -319,8 +301,8 @@ ElementEvent read_element_event(const YAML::Node& o, const std::string& file,
   if (!flap) return e;
   for (const char* key : {"down_for", "period", "count"})
     if (!o[key]) throw InputError(e.where, fmt::format("element_flap needs '{}:'", key));
-  e.down_for_ps = time_value(o["down_for"], file, "element_flap down_for");
-  e.period_ps = time_value(o["period"], file, "element_flap period");
+  e.down_for_ps = workload_time(o["down_for"], file, "element_flap down_for");
+  e.period_ps = workload_time(o["period"], file, "element_flap period");
   if (e.down_for_ps == 0 || e.down_for_ps >= e.period_ps)
     throw InputError(location_of(o["down_for"], file),
                      "element_flap: down_for must be above zero and below period");
@@ -399,7 +381,7 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file,
     read_path(o, file, platform, topology, op, who);
     check_needs(op, op.path, platform, who);
   }
-  if (const YAML::Node s = o["start"]) op.start_ps = time_value(s, file, who + " start");
+  if (const YAML::Node s = o["start"]) op.start_ps = workload_time(s, file, who + " start");
   if (const YAML::Node r = o["repeat"]) {
     std::string text = scalar_text(r, file, "repeat");
     if (text.empty() || text.size() > 9 ||
@@ -409,7 +391,7 @@ OperationDesc read_operation(const YAML::Node& o, const std::string& file,
     op.repeat = static_cast<std::uint32_t>(std::stoul(text));
   }
   if (const YAML::Node i = o["interval"]) {
-    op.interval_ps = time_value(i, file, who + " interval");
+    op.interval_ps = workload_time(i, file, who + " interval");
     op.periodic = true;
     const u128 last = static_cast<u128>(op.start_ps) +
                       static_cast<u128>(op.repeat - 1) * static_cast<u128>(op.interval_ps);
