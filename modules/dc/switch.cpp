@@ -126,6 +126,13 @@ std::uint64_t Switch::admission_ps(const Stage& stage, std::uint32_t lane, std::
   return admitted;
 }
 
+std::vector<std::uint32_t> Switch::lanes_facing(const Element& peer) const {
+  std::vector<std::uint32_t> lanes;
+  if (const auto egress = target_port(&peer)) lanes.push_back(*egress);
+  if (const auto ingress = sender_port(&peer)) lanes.push_back(ports_ + *ingress);
+  return lanes;
+}
+
 std::string Switch::lane_name(std::uint32_t lane) const {
   if (lane < ports_) {
     const Element* to = lane < targets().size() ? targets()[lane] : nullptr;

@@ -29,6 +29,8 @@ class Switch : public Element {
   std::uint64_t admission_ps(const Stage& stage, std::uint32_t lane, std::uint64_t ready_ps,
                              const StagePlan& plan) override;
   std::string lane_name(std::uint32_t lane) const override;
+  // The port facing `peer`: its egress wire towards it and its ingress wire from it.
+  std::vector<std::uint32_t> lanes_facing(const Element& peer) const override;
   // Whether the switch reduces data itself (NVLink SHARP, in-network reduction).
   bool reduces_in_network() const { return in_network_reduction_; }
   // Port-to-port latency of a full frame (store-and-forward receives it first).

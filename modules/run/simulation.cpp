@@ -5,6 +5,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "calibration/analytic.h"
 #include "calibration/calibration_file.h"
@@ -57,14 +58,23 @@ void Simulation::elaborate() {
   // Element failures from the workload: when each element is down, and the
   // trace's instants that say so.
   for (const auto& [target, outages] : element_outages(workload_)) {
-    Element& e = module_->element(target);
+    Element& e = module_->element(target.first);
+    // A failed port: its peer and lanes in the trace (`lanes`: only those are down).
+    std::string port;
+    if (!target.second.empty()) {
+      const Element& peer = module_->element(target.second);
+      e.add_port_outages(peer, outages);
+      port = fmt::format(",\"port\":\"{}\",\"lanes\":[{}]", peer.name(),
+                         fmt::join(e.lanes_facing(peer), ","));
+    } else {
+      e.set_outages(outages);
+    }
     for (const Outage& o : outages) {
       context.trace().record_instant(
-          {o.from_ps, e.index(), "element_down", fmt::format("\"until_ps\":{}", o.to_ps)});
+          {o.from_ps, e.index(), "element_down", fmt::format("\"until_ps\":{}{}", o.to_ps, port)});
       context.trace().record_instant(
-          {o.to_ps, e.index(), "element_up", fmt::format("\"since_ps\":{}", o.from_ps)});
+          {o.to_ps, e.index(), "element_up", fmt::format("\"since_ps\":{}{}", o.from_ps, port)});
     }
-    e.set_outages(outages);
   }
   for (const auto& [target, slowdowns] : element_slowdowns(workload_)) {
     Element& e = module_->element(target);

@@ -202,6 +202,56 @@ TEST(FailingOutages, ACollectiveThatLosesAParticipantFails) {
   EXPECT_GE(cancelled, 2u);
 }
 
+// A switch port's failure (element_down with `port:`): the port of sw that
+// faces y is down over [0, 5) us; the other ports go on. Pipes a, b, x, y and
+// the switch's ports all run at 1 GB/s (1000 B hold one 1 us). t1 (a -> sw ->
+// x) runs as on a healthy switch; t2 (b -> sw -> y) reaches sw at 1 us and
+// waits there until the port is back at 5 us: its switch and y stages, and
+// its end, come exactly 4 us later than in the run without the failure.
+TEST(FailingOutages, AFailedSwitchPortStopsOnlyItsOwnTraffic) {
+  const std::string platform =
+      "platform: p\nelements:\n"
+      "  - {name: a, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
+      "  - {name: b, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
+      "  - {name: x, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
+      "  - {name: y, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
+      "  - {name: sw, type: cnuas.switch, set: {ports: 3, port_rate: 1 GB/s}}\n"
+      "connections: [a -> sw, b -> sw, sw -> x, sw -> y]\n"
+      "workload:\n  operations:\n"
+      "    - {name: t1, path: [a, sw, x], dims: {bytes: 1000}}\n"
+      "    - {name: t2, path: [b, sw, y], dims: {bytes: 1000}}\n";
+  const OutageRun healthy = run("port_healthy", platform);
+  const OutageRun failed = run(
+      "port_down", platform +
+                       "    - {name: cut, event: element_down, target: sw, port: y, start: 0 ns}\n"
+                       "    - {name: fix, event: element_up, target: sw, port: y, start: 5 us}\n");
+  EXPECT_EQ(failed.holds.at("t1"), healthy.holds.at("t1"));
+  EXPECT_EQ(healthy.stats["operations"]["t2"]["end_ps"].get<std::uint64_t>() + 4 * us,
+            failed.stats["operations"]["t2"]["end_ps"].get<std::uint64_t>());
+  EXPECT_EQ(failed.holds.at("t2").first, 0u);  // b is not behind the failed port
+  for (const TraceRecord& rec : failed.trace.records)
+    if (rec.op == "t2" && failed.trace.components[rec.component] == "p.sw") {
+      EXPECT_EQ(rec.admitted, 5 * us);
+    }
+  ASSERT_FALSE(failed.trace.events.empty());
+  const json& down = failed.trace.events[0];
+  EXPECT_EQ(down["event"], "element_down");
+  EXPECT_EQ(down["port"], "p.y");
+  // The port facing y: its egress wire to y (sw's second out connection:
+  // lane 1); y sends nothing to sw, so there is no ingress wire from it.
+  EXPECT_EQ(down["lanes"], json::array({1}));
+  EXPECT_EQ(failed.stats["elements"]["p.sw"]["outages"]["spans"], 1);
+  EXPECT_EQ(failed.stats["elements"]["p.sw"]["outages"]["down_ps"], 5 * us);
+  // An element without ports of its own cannot fail one.
+  CommandResult r = run_cnuas(
+      "run " + write_file("port_of_pipe.yaml",
+                          platform + "    - {name: cut, event: element_down, target: a, port: sw, "
+                                     "start: 0 ns}\n    - {name: fix, event: element_up, target: "
+                                     "a, port: sw, start: 1 us}\n"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("has no port of its own facing"), std::string::npos) << r.err;
+}
+
 // Modbus defaults and bad values: a negative timeout is refused where it is written.
 TEST(FailingOutages, BadOutageSettingsAreRefused) {
   CommandResult r = run_cnuas(

@@ -193,18 +193,27 @@ inline TraceFacts check_trace_rules(const std::string& path) {
       }
     }
   }
-  // No lane is held while its element is down (element_down ... element_up).
-  std::unordered_map<std::string, std::vector<std::pair<std::uint64_t, std::uint64_t>>> down;
+  // No lane is held while its element is down (element_down ... element_up);
+  // a failed port's event lists its `lanes`, the only ones down.
+  struct Down {
+    std::uint64_t from, to;
+    std::vector<std::uint32_t> lanes;  // empty: all
+  };
+  std::unordered_map<std::string, std::vector<Down>> down;
   for (const nlohmann::json& e : facts.events)
     if (e["event"] == "element_down")
-      down[e["component"].get<std::string>()].emplace_back(e["t_ps"].get<std::uint64_t>(),
-                                                           e["until_ps"].get<std::uint64_t>());
+      down[e["component"].get<std::string>()].push_back(
+          {e["t_ps"].get<std::uint64_t>(), e["until_ps"].get<std::uint64_t>(),
+           e.contains("lanes") ? e["lanes"].get<std::vector<std::uint32_t>>()
+                               : std::vector<std::uint32_t>{}});
   if (!down.empty())
     for (const TraceRecord& r : facts.records) {
       const auto spans = down.find(facts.components[r.component]);
       if (spans == down.end()) continue;
-      for (const auto& [from, to] : spans->second)
-        EXPECT_TRUE(r.start >= to || std::max(r.free, r.start + 1) <= from)
+      for (const auto& [from, to, lanes] : spans->second)
+        EXPECT_TRUE(
+            r.start >= to || std::max(r.free, r.start + 1) <= from ||
+            (!lanes.empty() && std::find(lanes.begin(), lanes.end(), r.lane) == lanes.end()))
             << facts.components[r.component] << " seq " << r.seq << " holds its lane over ["
             << r.start << ", " << r.free << ") while down over [" << from << ", " << to << ")";
     }

@@ -264,6 +264,7 @@ ElementEvent read_element_event(const YAML::Node& o, const std::string& file,
   }
   const bool flap = e.kind == "element_flap", degrade = e.kind == "element_degrade";
   std::vector<std::string> keys = {"name", "event", "target", "start"};
+  if (!degrade) keys.push_back("port");
   if (flap) keys.insert(keys.end(), {"down_for", "period", "count"});
   if (degrade) keys.insert(keys.end(), {"duration", "rate"});
   check_keys(o, file, keys, e.kind + " event");
@@ -271,6 +272,11 @@ ElementEvent read_element_event(const YAML::Node& o, const std::string& file,
   if (!o["target"]) throw InputError(e.where, e.kind + " needs 'target:' (an element)");
   e.target = scalar_text(o["target"], file, "target");
   require_element(platform, e.target, location_of(o["target"], file));
+  if (o["port"]) {
+    // The target's port that faces this element (a switch port's failure).
+    e.port = scalar_text(o["port"], file, "port");
+    require_element(platform, e.port, location_of(o["port"], file));
+  }
   if (o["start"]) e.at_ps = workload_time(o["start"], file, e.kind + " start");
   if (degrade) {
     for (const char* key : {"duration", "rate"})
@@ -508,7 +514,7 @@ std::vector<std::string> transfer_path(const OperationDesc& op, Topology& topolo
   return path;
 }
 
-std::map<std::string, std::vector<Outage>> element_outages(const WorkloadDesc& workload) {
+std::map<OutageTarget, std::vector<Outage>> element_outages(const WorkloadDesc& workload) {
   // Per target: (time, +1 down / -1 up, event) in time order; a down and an
   // up at the same time: the up first (a span ends before the next begins).
   struct Edge {
@@ -516,9 +522,9 @@ std::map<std::string, std::vector<Outage>> element_outages(const WorkloadDesc& w
     int delta;
     const ElementEvent* event;
   };
-  std::map<std::string, std::vector<Edge>> edges;
+  std::map<OutageTarget, std::vector<Edge>> edges;
   for (const ElementEvent& e : workload.element_events) {
-    auto& list = edges[e.target];
+    auto& list = edges[{e.target, e.port}];
     if (e.kind == "element_down") list.push_back({e.at_ps, +1, &e});
     if (e.kind == "element_up") list.push_back({e.at_ps, -1, &e});
     if (e.kind == "element_degrade") continue;  // element_slowdowns
@@ -528,8 +534,10 @@ std::map<std::string, std::vector<Outage>> element_outages(const WorkloadDesc& w
         list.push_back({e.at_ps + k * e.period_ps + e.down_for_ps, -1, &e});
       }
   }
-  std::map<std::string, std::vector<Outage>> out;
-  for (auto& [target, list] : edges) {
+  std::map<OutageTarget, std::vector<Outage>> out;
+  for (auto& [where, list] : edges) {
+    const std::string target =
+        where.second.empty() ? where.first : where.first + "'s port to '" + where.second;
     std::stable_sort(list.begin(), list.end(), [](const Edge& a, const Edge& b) {
       return a.at != b.at ? a.at < b.at : a.delta < b.delta;
     });
@@ -541,7 +549,7 @@ std::map<std::string, std::vector<Outage>> element_outages(const WorkloadDesc& w
             edge.event->where,
             fmt::format("element_up of '{}' at {} ps: it is not down then", target, edge.at));
       if (edge.delta > 0 && down++ == 0) since = edge.at;
-      if (edge.delta < 0 && --down == 0 && edge.at > since) out[target].push_back({since, edge.at});
+      if (edge.delta < 0 && --down == 0 && edge.at > since) out[where].push_back({since, edge.at});
     }
     if (down > 0)
       throw InputError(list.back().event->where,

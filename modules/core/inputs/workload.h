@@ -61,6 +61,7 @@ struct ElementEvent {
   std::string name;
   std::string kind;
   std::string target;  // instance name
+  std::string port;    // down/up/flap: only the target's port facing this element ("": all)
   std::uint64_t at_ps = 0;
   std::uint64_t down_for_ps = 0, period_ps = 0;  // element_flap
   std::uint32_t count = 1;                       // element_flap
@@ -78,10 +79,12 @@ struct WorkloadDesc {
   std::vector<LinkErrorEvent> link_errors;   // entries with `event: link_errors`
 };
 
-// Per target element (by instance name), its outages in time order, from the
+// Per target element (by instance name) or port, its outages in time order, from the
 // workload's element events: every down followed by its up, flaps expanded,
 // overlapping spans joined. Throws InputError for a down never brought up.
-std::map<std::string, std::vector<Outage>> element_outages(const WorkloadDesc& workload);
+// (target, port): the element, and the neighbour its failed port faces ("" for the whole element).
+using OutageTarget = std::pair<std::string, std::string>;
+std::map<OutageTarget, std::vector<Outage>> element_outages(const WorkloadDesc& workload);
 
 // Per target element, its slowdowns (element_degrade) in time order; throws
 // InputError when two of one element overlap.

@@ -47,6 +47,31 @@ Element::Element(sc_core::sc_module_name name, const ParamSet& params, std::uint
   }
 }
 
+void Element::set_outages(std::vector<Outage> outages) {
+  for (const Outage& o : outages) {
+    ++outage_spans_;
+    down_ps_ += o.to_ps - o.from_ps;
+  }
+  outages_.insert(outages_.end(), outages.begin(), outages.end());
+  std::stable_sort(outages_.begin(), outages_.end(),
+                   [](const Outage& a, const Outage& b) { return a.from_ps < b.from_ps; });
+}
+
+void Element::add_port_outages(const Element& peer, const std::vector<Outage>& outages) {
+  const std::vector<std::uint32_t> lanes = lanes_facing(peer);
+  if (lanes.empty())
+    throw InputError(describe(fmt::format(
+        "has no port of its own facing '{}' to fail: take the whole element down (no 'port:'), "
+        "or the link between them",
+        peer.name())));
+  std::vector<Outage> per_lane;
+  for (const Outage& o : outages)
+    for (std::uint32_t lane : lanes) per_lane.push_back({o.from_ps, o.to_ps, lane});
+  set_outages(per_lane);
+  outage_spans_ -= per_lane.size() - outages.size();
+  for (const Outage& o : outages) down_ps_ -= (lanes.size() - 1) * (o.to_ps - o.from_ps);
+}
+
 void Element::set_power_cuts(std::vector<Outage> cuts) {
   power_cuts_ = std::move(cuts);
   // Without power it draws nothing, idle included.
@@ -324,21 +349,23 @@ void Element::book_slowed(const StagePlan& plan, std::uint32_t main_lane, Booked
 const Outage* Element::outage_met(const StagePlan& plan, std::uint32_t main_lane,
                                   const std::uint32_t* feed_lane, std::uint64_t admitted,
                                   std::uint64_t& start) const {
-  auto overlapping = [&](std::uint64_t from, std::uint64_t hold) -> const Outage* {
+  auto overlapping = [&](std::uint32_t lane, std::uint64_t from,
+                         std::uint64_t hold) -> const Outage* {
     for (const Outage& o : outages_)
-      if (o.from_ps < checked_add(from, std::max<std::uint64_t>(hold, 1)) && from < o.to_ps)
+      if (o.from_ps < checked_add(from, std::max<std::uint64_t>(hold, 1)) && from < o.to_ps &&
+          o.covers(lane))
         return &o;
     return nullptr;
   };
   if (feed_lane == nullptr) {
     start = std::max(admitted, lanes_.free_at(main_lane));
-    return overlapping(start, plan.occupancy_ps);
+    return overlapping(main_lane, start, plan.occupancy_ps);
   }
   start = std::max(admitted, lanes_.free_at(*feed_lane));
   const std::uint64_t main_start =
       std::max(checked_add(start, plan.lead_ps), lanes_.free_at(main_lane));
-  const Outage* hit = overlapping(start, plan.feed_occupancy_ps);
-  return hit != nullptr ? hit : overlapping(main_start, plan.occupancy_ps);
+  const Outage* hit = overlapping(*feed_lane, start, plan.feed_occupancy_ps);
+  return hit != nullptr ? hit : overlapping(main_lane, main_start, plan.occupancy_ps);
 }
 
 // The admission time at or after `admitted` from which the stage's lane
@@ -420,7 +447,7 @@ static bool unanswered_at(const Stage& stage, std::uint64_t t) {
   for (std::size_t i = stage.index + 1; i < path.size(); ++i)
     for (const auto* spans : {&path[i]->outages(), &path[i]->power_cuts()})
       for (const Outage& o : *spans)
-        if (o.from_ps <= t && t < o.to_ps) return true;
+        if (o.from_ps <= t && t < o.to_ps && o.lane == Outage::kAllLanes) return true;
   return false;
 }
 

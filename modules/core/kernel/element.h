@@ -141,14 +141,23 @@ class Element : public sc_core::sc_module {
   };
   void set_calibration(const Calibration& c) { calibration_ = c; }
 
-  // Spans in which the element is down, sorted and apart (workload fault
+  // Spans in which the element (or one port's lanes) is down, sorted by start (workload fault
   // events). What a stage that would hold a lane during one does is its
   // `on_outage` field: wait for the end (admitted then, as a stage held
   // upstream is: admitted_ps in the trace), or fail its operation when the
   // outage begins (or at once, when it arrives during one). An element that
   // times its requests out (set_response_timeout) retries instead.
-  void set_outages(std::vector<Outage> outages) { outages_ = std::move(outages); }
+  void set_outages(std::vector<Outage> outages);
+  // Outages of the port facing `peer` only (a switch port): its lanes
+  // (lanes_facing) serve nothing then; the other ports go on.
+  void add_port_outages(const Element& peer, const std::vector<Outage>& outages);
   const std::vector<Outage>& outages() const { return outages_; }
+  // Spans and picoseconds down, a failed port's span counted once.
+  std::uint64_t outage_spans() const { return outage_spans_; }
+  std::uint64_t down_ps() const { return down_ps_; }
+  // The lanes of the port that faces `peer` (an element connected to this
+  // one); none when the element has no ports (then only all of it can fail).
+  virtual std::vector<std::uint32_t> lanes_facing(const Element& /*peer*/) const { return {}; }
   // Spans in which the element's rack has no power (its shelf's power_loss
   // until power_restored), sorted and apart; to_ps == UINT64_MAX: power never
   // returns. A stage in flight when the power goes is cut: the work its main
@@ -227,6 +236,7 @@ class Element : public sc_core::sc_module {
   std::vector<Outage> outages_;
   std::vector<Slowdown> slowdowns_;
   std::vector<Outage> power_cuts_;
+  std::uint64_t outage_spans_ = 0, down_ps_ = 0;
   std::vector<Booking> lost_;  // lane holdings cut by a power loss, for the stage being booked
   bool fail_on_outage_ = false;
   std::uint64_t response_timeout_ps_ = 0;  // 0: requests are not timed out

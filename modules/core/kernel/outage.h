@@ -7,10 +7,15 @@
 namespace cnuas {
 
 struct Outage {
+  static constexpr std::uint32_t kAllLanes = UINT32_MAX;
   std::uint64_t from_ps;
-  std::uint64_t to_ps;  // exclusive
+  std::uint64_t to_ps;             // exclusive
+  std::uint32_t lane = kAllLanes;  // one failed port's lane, or the whole element
 
-  bool operator==(const Outage& o) const { return from_ps == o.from_ps && to_ps == o.to_ps; }
+  bool covers(std::uint32_t l) const { return lane == kAllLanes || lane == l; }
+  bool operator==(const Outage& o) const {
+    return from_ps == o.from_ps && to_ps == o.to_ps && lane == o.lane;
+  }
 };
 
 // A span in which an element works at a fraction rate_num / rate_den of its

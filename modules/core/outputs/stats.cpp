@@ -172,10 +172,8 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
     if (!e->fault_counts().empty())
       text += "," + Json("faults").dump() + ":" + Json(e->fault_counts()).dump();
     if (!e->outages().empty()) {
-      std::uint64_t down = 0;
-      for (const Outage& o : e->outages()) down += o.to_ps - o.from_ps;
-      Json outages = {{"spans", e->outages().size()},
-                      {"down_ps", down},
+      Json outages = {{"spans", e->outage_spans()},
+                      {"down_ps", e->down_ps()},
                       {"stages_waited", e->stats().outage_stages},
                       {"wait_ps", e->stats().outage_wait_ps}};
       if (e->params().text("on_outage") == "fail" || e->stats().failed_stages > 0)
