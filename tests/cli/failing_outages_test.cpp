@@ -242,6 +242,20 @@ TEST(FailingOutages, AFailedSwitchPortStopsOnlyItsOwnTraffic) {
   EXPECT_EQ(down["lanes"], json::array({1}));
   EXPECT_EQ(failed.stats["elements"]["p.sw"]["outages"]["spans"], 1);
   EXPECT_EQ(failed.stats["elements"]["p.sw"]["outages"]["down_ps"], 5 * us);
+  // With on_outage: fail, t2 fails where it meets the down port: it reaches sw
+  // at 1 us (its ingress wire from b is up) and its egress wire to y is down:
+  // it fails at 1 us, holding nothing; t1 is untouched.
+  std::string failing = platform;
+  failing.replace(failing.find("ports: 3,"), 9, "ports: 3, on_outage: fail,");
+  const OutageRun lost = run(
+      "port_fails", failing +
+                        "    - {name: cut, event: element_down, target: sw, port: y, start: 0 ns}\n"
+                        "    - {name: fix, event: element_up, target: sw, port: y, start: 5 us}\n");
+  EXPECT_EQ(lost.holds.at("t1"), healthy.holds.at("t1"));
+  ASSERT_EQ(lost.failures.size(), 1u);
+  EXPECT_EQ(lost.failures[0]["op"], "t2");
+  EXPECT_EQ(lost.failures[0]["t_ps"], 1 * us);
+  EXPECT_EQ(lost.stats["operations"]["t2"]["outcome"], "failed");
   // An element without ports of its own cannot fail one.
   CommandResult r = run_cnuas(
       "run " + write_file("port_of_pipe.yaml",

@@ -435,7 +435,10 @@ void Element::book_failing(const StagePlan& plan, std::uint32_t main_lane,
   b.main_ready_ps = b.admitted_ps;
   const std::uint64_t end = std::max(first, hit->from_ps);
   b.failed = true;
-  b.main = lanes_.hold(main_lane, first, end - first);
+  // The main lane is held from when the stage reaches it (after its feed lane,
+  // when it has one) until the outage; a lane still busy then is not held.
+  const std::uint64_t main_start = std::min(std::max(first, lanes_.free_at(main_lane)), end);
+  b.main = lanes_.hold(main_lane, main_start, end - main_start);
   b.end_ps = b.next_ps = end;
   ++stats_.failed_stages;
 }
