@@ -223,8 +223,7 @@ inline __attribute__((always_inline)) void Element::book(const Stage& stage, con
     b.outage_wait_ps = cut.ready_ps - ready_ps;
     ready_ps = cut.ready_ps;
   }
-  const std::uint32_t main_lane =
-      main.pinned ? main.first : lanes_.earliest(main.first, main.count);
+  const std::uint32_t main_lane = lane_of(main);
   b.admitted_ps = main.pinned ? admission_ps(stage, main_lane, ready_ps, plan) : ready_ps;
   b.has_feed = plan.feed != Feed::None;
   if (__builtin_expect(!outages_.empty(), 0)) {
@@ -232,7 +231,7 @@ inline __attribute__((always_inline)) void Element::book(const Stage& stage, con
     std::uint32_t feed_lane = 0;
     if (b.has_feed) {
       const LaneChoice feed = resolved(plan.feed_lanes, lanes);
-      feed_lane = feed.pinned ? feed.first : lanes_.earliest(feed.first, feed.count);
+      feed_lane = lane_of(feed);
     }
     const std::uint32_t* feed = b.has_feed ? &feed_lane : nullptr;
     if (fail_on_outage_) {
@@ -262,8 +261,7 @@ inline __attribute__((always_inline)) void Element::book(const Stage& stage, con
   b.feed_lanes = resolved(plan.feed_lanes, lanes);
   b.feed_is_engine = plan.feed == Feed::Engine;
   const LaneChoice& feed = b.feed_lanes;
-  const std::uint32_t feed_lane =
-      feed.pinned ? feed.first : lanes_.earliest(feed.first, feed.count);
+  const std::uint32_t feed_lane = lane_of(feed);
   if (feed_lane == main_lane)
     throw std::logic_error(fmt::format("lane {} asked as feed and main lane", main_lane));
   const std::uint64_t feed_start = std::max(b.admitted_ps, lanes_.free_at(feed_lane));
@@ -325,8 +323,7 @@ void Element::book_slowed(const StagePlan& plan, std::uint32_t main_lane, Booked
   b.feed_lanes = resolved(plan.feed_lanes, lanes_.size());
   b.feed_is_engine = plan.feed == Feed::Engine;
   const LaneChoice& feed = b.feed_lanes;
-  const std::uint32_t feed_lane =
-      feed.pinned ? feed.first : lanes_.earliest(feed.first, feed.count);
+  const std::uint32_t feed_lane = lane_of(feed);
   if (feed_lane == main_lane)
     throw std::logic_error(fmt::format("lane {} asked as feed and main lane", main_lane));
   const std::uint64_t feed_start = std::max(b.admitted_ps, lanes_.free_at(feed_lane));
@@ -391,16 +388,14 @@ Element::PowerCutResult Element::through_power_cuts(const StagePlan& plan, std::
   lost_.clear();
   const LaneChoice main = resolved(plan.lanes, lanes_.size());
   for (;;) {
-    const std::uint32_t main_lane =
-        main.pinned ? main.first : lanes_.earliest(main.first, main.count);
+    const std::uint32_t main_lane = lane_of(main);
     std::uint64_t start, main_start, end;
     if (plan.feed == Feed::None) {
       start = main_start = std::max(ready_ps, lanes_.free_at(main_lane));
       end = checked_add(start, plan.occupancy_ps);
     } else {
       const LaneChoice feed = resolved(plan.feed_lanes, lanes_.size());
-      const std::uint32_t feed_lane =
-          feed.pinned ? feed.first : lanes_.earliest(feed.first, feed.count);
+      const std::uint32_t feed_lane = lane_of(feed);
       start = std::max(ready_ps, lanes_.free_at(feed_lane));
       main_start = std::max(checked_add(start, plan.lead_ps), lanes_.free_at(main_lane));
       end = std::max(checked_add(main_start, plan.occupancy_ps),

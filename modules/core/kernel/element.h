@@ -208,6 +208,10 @@ class Element : public sc_core::sc_module {
   struct Booked;  // what booking one stage did
   void book(const Stage& stage, const StagePlan& plan, std::uint64_t ready_ps, Booked& booked);
   std::uint64_t held_for(std::uint64_t start, std::uint64_t work_ps);
+  // The lane a resolved choice takes now: the pinned one, or the earliest of its group.
+  std::uint32_t lane_of(const LaneChoice& c) const {
+    return c.pinned ? c.first : lanes_.earliest(c.first, c.count);
+  }
   void book_slowed(const StagePlan& plan, std::uint32_t main_lane, Booked& booked);
   std::uint64_t clear_of_outages(const StagePlan& plan, std::uint32_t main_lane,
                                  const std::uint32_t* feed_lane, std::uint64_t admitted) const;
