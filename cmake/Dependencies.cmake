@@ -40,3 +40,8 @@ find_package(nlohmann_json 3 QUIET)
 if(NOT nlohmann_json_FOUND)
   cnuas_missing("nlohmann-json" "nlohmann-json3-dev")
 endif()
+
+pkg_check_modules(XXHASH IMPORTED_TARGET libxxhash)
+if(NOT XXHASH_FOUND)
+  cnuas_missing("xxHash" "libxxhash-dev")
+endif()

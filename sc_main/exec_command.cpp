@@ -58,6 +58,10 @@ int exec_command(const std::vector<std::string>& args) {
       "strict-memory",
       "a kernel access past the end of an allocation faults even where the GPU lets it "
       "through (inside the allocation's mapped 2 MiB page)")(
+      "no-launch-replay",
+      "execute every kernel launch, even one identical to an earlier one in its kernel, "
+      "arguments and device memory (by default its outcome is replayed: the same results, "
+      "statistics and trace)")(
       "kernel-limit", po::value(&kernel_limit),
       "warp instructions one kernel launch may issue before it faults as a kernel that never "
       "ends (cudaErrorLaunchTimeout; default 2^40)")(
@@ -87,6 +91,7 @@ int exec_command(const std::vector<std::string>& args) {
               << "\nThe program must be built with nvcc -cudart shared. The same settings "
                  "as environment variables: CNUAS_PLATFORM, CNUAS_TRACE, CNUAS_STATS, "
                  "CNUAS_PERFETTO, CNUAS_SET (';'-separated), CNUAS_LOG, CNUAS_STRICT_MEMORY (1), "
+                 "CNUAS_LAUNCH_REPLAY (0), "
                  "CNUAS_KERNEL_LIMIT, CNUAS_HOST_MEMORY_LIMIT, CNUAS_FAULTS, "
                  "CNUAS_GPU_MODE, "
                  "CNUAS_GPU_KERNEL_MODES, CNUAS_GPU_ARCH, CNUAS_GPU_SAMPLE, "
@@ -113,6 +118,7 @@ int exec_command(const std::vector<std::string>& args) {
   set("CNUAS_SET", joined);
   set("CNUAS_LOG", log);
   if (vm.count("strict-memory")) set("CNUAS_STRICT_MEMORY", "1");
+  if (vm.count("no-launch-replay")) set("CNUAS_LAUNCH_REPLAY", "0");
   set("CNUAS_KERNEL_LIMIT", kernel_limit);
   set("CNUAS_HOST_MEMORY_LIMIT", host_memory_limit);
   set("CNUAS_FAULTS", faults.empty() ? faults : std::filesystem::absolute(faults).string());

@@ -87,6 +87,10 @@ class Device {
   // Makes the persisting lines of a modelled L2 normal again
   // (cudaCtxResetPersistingL2Cache); a device without one has nothing to do.
   virtual void reset_persisting_l2() {}
+  // Launch replay in the functional engine (ptx/src/launch_replay.h): on by
+  // default; the count of launches it replayed, for the run's summary.
+  virtual void set_launch_replay(bool /*on*/) {}
+  virtual std::uint64_t replayed_launches() const { return 0; }
 };
 
 }  // namespace cnuas::gpu

@@ -181,6 +181,14 @@ void Gpu::attach(ptx::DeviceMemory& memory, std::ostream& printf_sink) {
   executor_ = std::make_unique<ptx::Executor>(memory, printf_sink);
 }
 
+void Gpu::set_launch_replay(bool on) {
+  if (executor_) executor_->set_launch_replay(on);
+}
+
+std::uint64_t Gpu::replayed_launches() const {
+  return executor_ ? executor_->replayed_launches() : 0;
+}
+
 gpu::KernelTiming Gpu::timing_of(const std::string& kernel) const {
   auto it = kernel_timing_.find(kernel);
   return it == kernel_timing_.end() ? timing_ : it->second;

@@ -34,6 +34,8 @@ class Gpu : public Element, public gpu::Device {
   // gpu::Device
   const gpu::DeviceDescription& description() const override { return description_; }
   void attach(ptx::DeviceMemory& memory, std::ostream& printf_sink) override;
+  void set_launch_replay(bool on) override;
+  std::uint64_t replayed_launches() const override;
   gpu::KernelTiming timing_of(const std::string& kernel) const override;
   gpu::KernelOutcome execute(const gpu::KernelLaunch& launch) override;
   const gpu::ArchConfig* performance_architecture() const override;

@@ -55,6 +55,11 @@ ProgramSettings program_settings_from_environment() {
       throw InputError(fmt::format("CNUAS_STRICT_MEMORY='{}' is not 0 or 1", strict));
     s.strict_memory = strict == "1";
   }
+  if (const std::string replay = env("CNUAS_LAUNCH_REPLAY"); !replay.empty()) {
+    if (replay != "0" && replay != "1")
+      throw InputError(fmt::format("CNUAS_LAUNCH_REPLAY='{}' is not 0 or 1", replay));
+    s.launch_replay = replay == "1";
+  }
   if (const std::string limit = env("CNUAS_KERNEL_LIMIT"); !limit.empty()) {
     const bool digits =
         limit.size() <= 19 && limit.find_first_not_of("0123456789") == std::string::npos;

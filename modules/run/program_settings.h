@@ -35,6 +35,9 @@ struct ProgramSettings {
   std::string gpu_stats_path;  // CNUAS_GPU_STATS
   std::string gpu_report_dir;  // CNUAS_GPU_REPORT
   bool strict_memory = false;  // CNUAS_STRICT_MEMORY=1: no access past an allocation's end
+  // CNUAS_LAUNCH_REPLAY=0: execute every launch, even one identical to an
+  // earlier one (ptx/src/launch_replay.h); the results are the same.
+  bool launch_replay = true;
   // CNUAS_KERNEL_LIMIT: warp instructions one kernel launch may issue before
   // it faults as a kernel that never ends (0: the engine's default, 2^40).
   std::uint64_t kernel_limit = 0;

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "exec_state.h"
+#include "launch_replay.h"
 #include "printf.h"
 
 namespace cnuas::ptx {
@@ -19,6 +20,8 @@ namespace cnuas::ptx {
 
 LoadedModule::LoadedModule(std::shared_ptr<const Module> module, DeviceMemory& memory)
     : module_(std::move(module)) {
+  static std::atomic<std::uint64_t> next_serial{1};
+  serial_ = next_serial++;
   const auto& vars = module_->variables;
   addresses_.assign(vars.size(), 0);
   for (std::size_t i = 0; i < vars.size(); ++i) {
@@ -634,6 +637,7 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
       }
       const Function& callee = s.module->module().functions[callee_index];
       if (!callee.defined) {
+        ++s.stats.builtin_calls;
         call_builtin(c, i, callee, *s.out);
         return true;
       }
@@ -884,8 +888,16 @@ void Executor::Cta::run() {
 // --- Executor -------------------------------------------------------------------
 
 Executor::Executor(DeviceMemory& memory, std::ostream& printf_out)
-    : memory_(memory), out_(printf_out) {}
+    : memory_(memory), out_(printf_out), replay_(std::make_unique<LaunchReplay>(memory)) {}
 Executor::~Executor() = default;
+
+void Executor::set_launch_replay(bool on) {
+  replay_->set_enabled(on);
+}
+
+std::uint64_t Executor::replayed_launches() const {
+  return replay_->replayed();
+}
 
 namespace {
 
@@ -1034,6 +1046,7 @@ LaunchStats sum_stats(const std::vector<std::unique_ptr<State>>& states) {
     total.thread_instructions += st->stats.thread_instructions;
     total.ctas += st->stats.ctas;
     total.global_bytes += st->stats.global_bytes;
+    total.builtin_calls += st->stats.builtin_calls;
   }
   return total;
 }
@@ -1160,6 +1173,13 @@ LaunchStats run_grid(const LoadedModule& module, const Function& f, const Launch
 
 LaunchStats Executor::launch(const LoadedModule& module, const std::string& kernel,
                              const LaunchConfig& config) {
+  check_launch(module, kernel, config);
+  return replay_->launch(module, kernel, config,
+                         [&] { return execute(module, kernel, config); });
+}
+
+LaunchStats Executor::execute(const LoadedModule& module, const std::string& kernel,
+                              const LaunchConfig& config) {
   const Function& f = check_launch(module, kernel, config);
   const Dim3 cd = cluster_shape(f, config, kernel);
   if (config.cooperative) return run_cooperative(module, f, config, cd, memory_, out_);

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <map>
 
 namespace cnuas::ptx::host_backing {
@@ -17,6 +18,8 @@ constexpr std::uint64_t kChunk = 2ull << 20;  // kDevicePage
 struct Range {
   std::uint64_t bytes;
   std::uint64_t committed;  // chunks made accessible, counted in g_committed
+  // Per chunk: a ChunkState. Sized at reserve, so the handler never allocates.
+  std::uint8_t* states;
 };
 
 // The ranges, by start address. Changed under g_lock; the handler reads them
@@ -72,8 +75,12 @@ void on_fault(int signal, siginfo_t* info, void* context) {
             ::mprotect(at, kChunk, PROT_READ | PROT_WRITE) == 0) {
           g_committed += kChunk;
           ++it->second.committed;
+          it->second.states[(chunk - it->first) / kChunk] =
+              static_cast<std::uint8_t>(ChunkState::Committed);
         } else {
           ::mmap(at, kChunk, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, g_scratch, 0);
+          it->second.states[(chunk - it->first) / kChunk] =
+              static_cast<std::uint8_t>(ChunkState::Scratch);
           std::uintptr_t none = 0;
           g_refused.compare_exchange_strong(none, addr);
         }
@@ -116,8 +123,9 @@ std::uint8_t* reserve(std::uint64_t bytes) {
   if (g_scratch < 0) return nullptr;
   void* p = ::mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) return nullptr;
+  auto* states = new std::uint8_t[(bytes + kChunk - 1) / kChunk]();
   Guard guard;
-  ranges()[reinterpret_cast<std::uintptr_t>(p)] = Range{bytes, 0};
+  ranges()[reinterpret_cast<std::uintptr_t>(p)] = Range{bytes, 0, states};
   return static_cast<std::uint8_t*>(p);
 }
 
@@ -127,6 +135,7 @@ void release(std::uint8_t* data, std::uint64_t bytes) {
     auto it = ranges().find(reinterpret_cast<std::uintptr_t>(data));
     if (it != ranges().end()) {
       g_committed -= it->second.committed * kChunk;
+      delete[] it->second.states;
       ranges().erase(it);
     }
   }
@@ -144,6 +153,21 @@ std::uint64_t limit() {
 
 std::uint64_t committed() {
   return g_committed.load();
+}
+
+Chunk chunk_at(const std::uint8_t* p) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  Guard guard;
+  auto& r = ranges();
+  auto it = r.upper_bound(addr);
+  if (it == r.begin()) return {};
+  --it;
+  if (addr >= it->first + it->second.bytes) return {};
+  const std::uint64_t index = (addr - it->first) / kChunk;
+  const std::uintptr_t start = it->first + index * kChunk;
+  return {reinterpret_cast<std::uint8_t*>(start),
+          std::min<std::uint64_t>(kChunk, it->first + it->second.bytes - start),
+          static_cast<ChunkState>(it->second.states[index])};
 }
 
 std::uintptr_t take_refused() {

@@ -80,6 +80,7 @@ class Device {
   void set_textures(const TextureTable* t) { textures_ = t; }
   const Module& module() const { return *module_; }
   DeviceMemory& memory() { return memory_; }
+  Executor& executor() { return executor_; }
   std::string printed() const { return printed_.str(); }
   const LoadedModule& loaded() const { return loaded_; }
 

@@ -26,6 +26,8 @@ class LoadedModule {
  public:
   LoadedModule(std::shared_ptr<const Module> module, DeviceMemory& memory);
   const Module& module() const { return *module_; }
+  // Distinct for every module loaded in this process (an address may be reused).
+  std::uint64_t serial() const { return serial_; }
   std::uint64_t variable_address(std::size_t index) const { return addresses_[index]; }
   // Address of a named .global/.const variable (for symbol copies); throws when unknown.
   std::uint64_t symbol_address(const std::string& name) const;
@@ -33,6 +35,7 @@ class LoadedModule {
  private:
   std::shared_ptr<const Module> module_;
   std::vector<std::uint64_t> addresses_;
+  std::uint64_t serial_;
 };
 
 // Texture and surface objects: what a 64-bit handle in a kernel parameter
@@ -73,6 +76,7 @@ class TextureTable {
     auto f = objects_.find(handle);
     return f == objects_.end() ? nullptr : &f->second;
   }
+  const std::map<std::uint64_t, TextureDescriptor>& objects() const { return objects_; }
 
  private:
   std::map<std::uint64_t, TextureDescriptor> objects_;
@@ -108,6 +112,9 @@ struct LaunchStats {
   std::uint64_t thread_instructions = 0;  // active lanes summed over warp instructions
   std::uint64_t ctas = 0;
   std::uint64_t global_bytes = 0;  // bytes global loads, stores and atomics touched
+  // Calls of functions the engine provides (printf, malloc, assert, the device
+  // runtime): effects outside device memory, so such a launch is never replayed.
+  std::uint64_t builtin_calls = 0;
 };
 
 // One issued warp instruction, as the step interface reports it.
@@ -121,6 +128,8 @@ struct StepRecord {
   std::uint32_t access_bytes = 0;
 };
 
+class LaunchReplay;
+
 class Executor {
  public:
   Executor(DeviceMemory& memory, std::ostream& printf_out);
@@ -133,6 +142,13 @@ class Executor {
   LaunchStats launch(const LoadedModule& module, const std::string& kernel,
                      const LaunchConfig& config);
 
+  // Launch replay (ptx/src/launch_replay.h): a launch identical to an earlier
+  // one in everything its outcome depends on replays that outcome instead of
+  // executing again. On by default; results, statistics and traces are the
+  // same either way.
+  void set_launch_replay(bool on);
+  std::uint64_t replayed_launches() const;
+
   // The step interface: begin a CTA, then issue instructions warp by warp.
   // A finished CTA passed as `recycled` lends its storage (warps, registers,
   // stacks): a grid of many CTAs then does not spend its time allocating.
@@ -142,8 +158,11 @@ class Executor {
                                  std::unique_ptr<Cta> recycled = nullptr);
 
  private:
+  LaunchStats execute(const LoadedModule& module, const std::string& kernel,
+                      const LaunchConfig& config);
   DeviceMemory& memory_;
   std::ostream& out_;
+  std::unique_ptr<LaunchReplay> replay_;
 };
 
 class Executor::Cta {

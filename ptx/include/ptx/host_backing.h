@@ -28,6 +28,19 @@ void set_limit(std::uint64_t bytes);
 std::uint64_t limit();
 std::uint64_t committed();  // bytes of committed chunks
 
+// What a chunk of a reserved range holds: never touched (reads as zeros
+// without being committed), committed, or the shared scratch chunk a refused
+// touch got. NotReserved: the bytes are not device memory's (adopted host memory).
+enum class ChunkState : std::uint8_t { Untouched = 0, Committed, Scratch, NotReserved };
+struct Chunk {
+  std::uint8_t* start = nullptr;  // the chunk holding the queried byte
+  std::uint64_t bytes = 0;
+  ChunkState state = ChunkState::NotReserved;
+};
+// The chunk of reserved memory that holds p (state NotReserved, start null
+// when p is not in a reserved range). Never touches the memory.
+Chunk chunk_at(const std::uint8_t* p);
+
 // The address of the first touch refused since the last call (0: none).
 std::uintptr_t take_refused();
 

@@ -121,6 +121,11 @@ class DeviceMemory {
   // the hardware lets a kernel reach), else nullptr. Never for host copies.
   std::uint8_t* find_mapped(std::uint64_t addr, std::uint64_t bytes);
   std::uint64_t allocated_bytes() const { return allocated_; }
+  // Every mapped range, in address order: f(device address, host bytes, size).
+  template <class F>
+  void for_each_mapping(F f) const {
+    for (const auto& [base, m] : mappings_) f(base, m.data, m.size);
+  }
 
   // Strict: a kernel access outside every allocation faults even inside a
   // mapped page (a memory checker's view). Off by default for a CUDA program

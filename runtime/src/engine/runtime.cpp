@@ -92,6 +92,7 @@ Runtime::Runtime() {
     DeviceState d;
     d.desc = session_->devices()[i];
     d.desc.device->attach(memory_, printf_);
+    d.desc.device->set_launch_replay(settings.launch_replay);
     d.legacy = std::make_unique<Stream>();
     d.legacy->device = static_cast<int>(i);
     d.legacy->legacy = true;
@@ -122,7 +123,16 @@ void Runtime::finish() {
       if (gpu_faults_) gpu_faults_->finish(end_ps, log_level_);
     });
     write_gpu_outputs();
-    if (log_level_ >= LogLevel::Info) std::cerr << session_->summary();
+    if (log_level_ >= LogLevel::Info) {
+      std::cerr << session_->summary();
+      std::uint64_t replayed = 0;
+      for (const DeviceState& d : devices_) replayed += d.desc.device->replayed_launches();
+      if (replayed)
+        std::cerr << fmt::format(
+            "cnuas: {} kernel launch(es) replayed: identical to an earlier one in kernel, "
+            "arguments and device memory (--no-launch-replay executes them)\n",
+            replayed);
+    }
   } catch (const std::exception& e) {
     std::cerr << "cnuas: " << e.what() << "\n";
     std::_Exit(2);
