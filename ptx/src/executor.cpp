@@ -1174,8 +1174,7 @@ LaunchStats run_grid(const LoadedModule& module, const Function& f, const Launch
 LaunchStats Executor::launch(const LoadedModule& module, const std::string& kernel,
                              const LaunchConfig& config) {
   check_launch(module, kernel, config);
-  return replay_->launch(module, kernel, config,
-                         [&] { return execute(module, kernel, config); });
+  return replay_->launch(module, kernel, config, [&] { return execute(module, kernel, config); });
 }
 
 LaunchStats Executor::execute(const LoadedModule& module, const std::string& kernel,

@@ -4,10 +4,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
 #include <map>
 
 namespace cnuas::ptx::host_backing {
