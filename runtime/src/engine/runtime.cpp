@@ -65,7 +65,8 @@ Runtime::Runtime() {
   gpu_stats_path_ = settings.gpu_stats_path;
   gpu_report_dir_ = settings.gpu_report_dir;
   kernel_limit_ = settings.kernel_limit;
-  log_level_ = settings.run.log_level;  // also the level of elements whose `log` is inherit
+  log_level_ = settings.run.log_level;
+  summary_ = settings.summary;  // also the level of elements whose `log` is inherit
   // Kernel accesses past an allocation's end inside a mapped page: let
   // through with a warning, as the hardware does, or a fault when strict.
   memory_.set_strict(settings.strict_memory);
@@ -122,7 +123,8 @@ void Runtime::finish() {
       if (gpu_faults_) gpu_faults_->finish(end_ps, log_level_);
     });
     write_gpu_outputs();
-    if (log_level_ >= LogLevel::Info) std::cerr << session_->summary();
+    if (log_level_ >= LogLevel::Info || (summary_ && log_level_ > LogLevel::Quiet))
+      std::cerr << session_->summary();
   } catch (const std::exception& e) {
     std::cerr << "cnuas: " << e.what() << "\n";
     std::_Exit(2);
