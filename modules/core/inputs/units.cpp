@@ -122,10 +122,10 @@ std::string accepted_units(Dimension d) {
     case Dimension::Time:
       return "ps, ns, us, ms, s";
     case Dimension::Data:
-      return "bit (or b), Kbit, Mbit, Gbit, B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
+      return "bit, b, Kbit, Mbit, Gbit, Gb, B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
     case Dimension::DataRate:
-      return "bits: bit/s, Kbit/s, Mbit/s, Gbit/s, Tbit/s (also Gb/s, Gbps, Gibit/s); bytes: B/s, "
-             "KB/s, MB/s, GB/s, TB/s (also GBps), KiB/s, MiB/s, GiB/s";
+      return "bit/s, Kbit/s, Mbit/s, Gbit/s, Tbit/s, Gb/s, Gbps, Gibit/s, B/s, KB/s, MB/s, GB/s, "
+             "TB/s, GBps, KiB/s, MiB/s, GiB/s";
     case Dimension::Frequency:
       return "Hz, kHz, MHz, GHz, THz, baud";
     case Dimension::Power:
