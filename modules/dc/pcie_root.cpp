@@ -105,7 +105,10 @@ std::uint32_t PcieRoot::lanes_after_binding() const {
 // `upstream` names a neighbour by its local name; a name that matches none
 // would silently send host-bound transfers out of the first port.
 void PcieRoot::check_bindings() {
-  if (upstream_.empty()) return;
+  // Without known neighbours (sockets bound by hand, no platform) there is nothing to check.
+  const bool known = std::any_of(targets().begin(), targets().end(),
+                                 [](const Element* t) { return t != nullptr; });
+  if (upstream_.empty() || !known) return;
   std::vector<std::string> neighbours, copies;
   const std::string& written = params().text("upstream");
   // Names relative to this element's own group, as `upstream` is written.
