@@ -7,6 +7,7 @@
 //   <!-- doc-test: skip benchmark -->  a timing run meant to take minutes
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <sstream>
