@@ -15,6 +15,7 @@
 #include "calibration/plots.h"
 #include "command_line.h"
 #include "commands.h"
+#include "core/outputs/wording.h"
 
 namespace po = boost::program_options;
 
@@ -94,12 +95,13 @@ int fit(const std::vector<std::string>& args) {
   for (const Observation& o : train.rows) c.training_identities.push_back(hex(o.identity));
   write_calibration(out_path, c);
   std::cout << fmt::format(
-      "{} on '{}': a = {:.6g}, b = {:.6g} s from {} rows\n  training error (not a prediction "
+      "{} on '{}': a = {:.6g}, b = {} from {}\n  training error (not a prediction "
       "error): MAPE {:.3g} %, "
-      "MAE {:.4g} s\n  not validated yet: run cnuas calibrate validate with held-out "
+      "MAE {}\n  not validated yet: run cnuas calibrate validate with held-out "
       "observations\n",
-      component, target, c.affine.a, c.affine.b, train.rows.size(), c.training.mape,
-      c.training.mean_absolute_error_s);
+      component, target, c.affine.a, readable_seconds(c.affine.b),
+      counted(train.rows.size(), "row"), c.training.mape,
+      readable_seconds(c.training.mean_absolute_error_s));
   return 0;
 }
 
@@ -239,11 +241,12 @@ int validate(const std::vector<std::string>& args) {
     std::ofstream(report_path) << report.dump(2) << "\n";
   }
   std::cout << fmt::format(
-      "{} on '{}': held-out error over {} rows: MAPE {:.3g} %, max {:.3g} %, MAE {:.4g} s, bias "
-      "{:.4g} s\n  {}\n"
+      "{} on '{}': held-out error over {}: MAPE {:.3g} %, max {:.3g} %, MAE {}, bias "
+      "{}\n  {}\n"
       "  plots: {} {}\n",
-      c.component, c.target, v.rows, v.heldout.mape, v.heldout.max_absolute_percentage,
-      v.heldout.mean_absolute_error_s, v.heldout.bias_s, v.verdict, fit_svg, residual_svg);
+      c.component, c.target, counted(v.rows, "row"), v.heldout.mape,
+      v.heldout.max_absolute_percentage, readable_seconds(v.heldout.mean_absolute_error_s),
+      readable_seconds(v.heldout.bias_s), v.verdict, fit_svg, residual_svg);
   return 0;
 }
 

@@ -42,7 +42,8 @@ void set(const char* name, const std::string& value) {
 }  // namespace
 
 int exec_command(const std::vector<std::string>& args) {
-  std::string platform, trace, stats, perfetto, log, kernel_limit, faults, host_memory_limit;
+  std::string platform, trace, stats, perfetto, vcd, out_dir, log, kernel_limit, faults,
+      host_memory_limit;
   std::string gpu_mode, gpu_kernel_modes, gpu_arch, gpu_sample, gpu_compute_capability, gpu_stats,
       gpu_report;
   std::vector<std::string> sets;
@@ -52,7 +53,11 @@ int exec_command(const std::vector<std::string>& args) {
       "trace", po::value(&trace), "write the ordered stage trace as JSON Lines at exit")(
       "stats", po::value(&stats), "write statistics as JSON at exit")(
       "perfetto", po::value(&perfetto), "write a Perfetto/Chrome JSON trace at exit")(
-      "set", po::value(&sets)->composing(), "override a field: ELEMENT.FIELD=VALUE (repeatable)")(
+      "vcd", po::value(&vcd), "write VCD waveforms (and a GTKWave .gtkw beside them) at exit")(
+      "out,o", po::value(&out_dir),
+      "write trace.jsonl, trace.perfetto.json, waves.vcd, stats.json to DIR (options given "
+      "alone win)")("set", po::value(&sets)->composing(),
+                    "override a field: ELEMENT.FIELD=VALUE (repeatable)")(
       "log", po::value(&log),
       "runtime and element messages: quiet, warning (default), info or debug")(
       "strict-memory",
@@ -90,7 +95,8 @@ int exec_command(const std::vector<std::string>& args) {
     std::cout << opts
               << "\nThe program must be built with nvcc -cudart shared. The same settings "
                  "as environment variables: CNUAS_PLATFORM, CNUAS_TRACE, CNUAS_STATS, "
-                 "CNUAS_PERFETTO, CNUAS_SET (';'-separated), CNUAS_LOG, CNUAS_STRICT_MEMORY (1), "
+                 "CNUAS_PERFETTO, CNUAS_VCD, CNUAS_SET (';'-separated), CNUAS_LOG, "
+                 "CNUAS_SUMMARY (1: the summary on stderr), CNUAS_STRICT_MEMORY (1), "
                  "CNUAS_LAUNCH_REPLAY (0), "
                  "CNUAS_KERNEL_LIMIT, CNUAS_HOST_MEMORY_LIMIT, CNUAS_FAULTS, "
                  "CNUAS_GPU_MODE, "
@@ -109,12 +115,27 @@ int exec_command(const std::vector<std::string>& args) {
       {"gpu-sample", &gpu_sample},
       {"gpu-compute-capability", &gpu_compute_capability}};
   if (!platform.empty()) platform = std::filesystem::absolute(platform).string();
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) throw InputError("cannot create output directory '" + out_dir + "': " + ec.message());
+    const auto fill = [&](std::string& path, const char* file) {
+      if (path.empty()) path = (std::filesystem::path(out_dir) / file).lexically_normal().string();
+    };
+    fill(trace, "trace.jsonl");
+    fill(perfetto, "trace.perfetto.json");
+    fill(vcd, "waves.vcd");
+    fill(stats, "stats.json");
+  }
   std::string joined;
   for (const std::string& s : sets) joined += (joined.empty() ? "" : ";") + s;
   set("CNUAS_PLATFORM", platform);
   set("CNUAS_TRACE", trace);
   set("CNUAS_STATS", stats);
   set("CNUAS_PERFETTO", perfetto);
+  set("CNUAS_VCD", vcd);
+  // Like cnuas run: a short summary on stderr (the program owns stdout).
+  set("CNUAS_SUMMARY", "1");
   set("CNUAS_SET", joined);
   set("CNUAS_LOG", log);
   if (vm.count("strict-memory")) set("CNUAS_STRICT_MEMORY", "1");

@@ -10,6 +10,7 @@
 #include "command_line.h"
 #include "commands.h"
 #include "core/kernel/errors.h"
+#include "core/outputs/wording.h"
 #include "ptx/errors.h"
 #include "ptx/ir.h"
 
@@ -39,8 +40,9 @@ int check(const std::string& path) {
     instructions += f.code.size();
   }
   const auto missing = m->unsupported();
-  std::cout << fmt::format("{}: PTX {} for {}, {} kernels, {} functions, {} instructions\n", path,
-                           m->version, m->target, kernels, functions, instructions);
+  std::cout << fmt::format("{}: PTX {} for {}, {}, {}, {}\n", path, m->version, m->target,
+                           counted(kernels, "kernel"), counted(functions, "function"),
+                           counted(instructions, "instruction"));
   if (missing.empty()) {
     std::cout << "all supported\n";
     return 0;

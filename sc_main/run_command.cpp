@@ -55,7 +55,8 @@ int run_command(const std::vector<std::string>& args) {
     std::filesystem::create_directories(out_dir, ec);
     if (ec) throw InputError("cannot create output directory '" + out_dir + "': " + ec.message());
     auto fill = [&](std::string& path, const char* file) {
-      if (path.empty()) path = out_dir + "/" + file;
+      // "out/" and "out" both give out/trace.jsonl.
+      if (path.empty()) path = (std::filesystem::path(out_dir) / file).lexically_normal().string();
     };
     fill(options.trace_path, "trace.jsonl");
     fill(options.perfetto_path, "trace.perfetto.json");

@@ -1,5 +1,7 @@
 #include "calibration/analytic.h"
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include "calibration/observations.h"
@@ -7,13 +9,16 @@
 
 namespace cnuas::calibration {
 
-std::string timing_hash(const ParamSet& params) {
-  std::string text = params.schema()->type();
+std::vector<std::pair<std::string, std::string>> timing_fields(const ParamSet& params) {
+  std::vector<std::pair<std::string, std::string>> fields;
   for (const auto& [name, value] : params.values()) {
     // Fields every element has that do not change its timing.
     if (name == "idle_power" || name == "active_power" || name == "rack" || name == "log" ||
         name == "trace" || name == "on_outage")
       continue;
+    // Wiring, not timing: which neighbour is the host side depends on the
+    // platform, while the profile (alone, no neighbours) has none.
+    if (name == "upstream") continue;
     // Loss recovery (cnuas.link, cnuas.nic) changes timing only when packets are
     // lost, which a calibration does not fit: profiles calibrated before these
     // fields existed still match.
@@ -21,19 +26,42 @@ std::string timing_hash(const ParamSet& params) {
         name == "retransmit_timeout" || name == "retry_limit")
       continue;
     // The exact value, not its spelling: "1 GB/s" and "1000 MB/s" hash alike.
-    text += "|" + name + "=";
     switch (value.kind) {
       case FieldKind::Quantity:
-        text += value.quantity.value.to_decimal(30);
+        fields.emplace_back(name, value.quantity.value.to_decimal(30));
         break;
       case FieldKind::Integer:
-        text += std::to_string(value.integer);
+        fields.emplace_back(name, std::to_string(value.integer));
         break;
       default:
-        text += value.text;
+        fields.emplace_back(name, value.text);
     }
   }
+  return fields;
+}
+
+std::string timing_hash(const ParamSet& params) {
+  std::string text = params.schema()->type();
+  for (const auto& [name, value] : timing_fields(params)) text += "|" + name + "=" + value;
   return hex(fnv1a(text));
+}
+
+std::vector<std::string> timing_differences(const ParamSet& fitted, const ParamSet& element) {
+  std::map<std::string, std::string> theirs;
+  for (const auto& [name, value] : timing_fields(element)) theirs[name] = value;
+  std::vector<std::string> differences;
+  for (const auto& [name, value] : timing_fields(fitted)) {
+    const auto it = theirs.find(name);
+    if (it != theirs.end() && it->second == value) continue;
+    // Shown as written; compared exactly.
+    const auto shown = [](const std::string& text) {
+      return text.empty() ? std::string("empty") : "'" + text + "'";
+    };
+    differences.push_back(
+        fmt::format("{} ({} in the profile, {} here)", name, shown(fitted.get(name).text),
+                    it == theirs.end() ? std::string("none") : shown(element.get(name).text)));
+  }
+  return differences;
 }
 
 AnalyticProbe::AnalyticProbe(const std::string& profile_path)

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/inputs/profile.h"
 #include "core/kernel/element.h"
@@ -15,9 +17,15 @@ class RunContext;
 
 namespace cnuas::calibration {
 
-// A content hash of the fields that decide timing (power and rack excluded), so
-// that a calibration is refused once its profile changes.
+// The fields that decide timing, as exact text: power, rack and wiring
+// (`upstream`) excluded.
+std::vector<std::pair<std::string, std::string>> timing_fields(const ParamSet& params);
+// A content hash of timing_fields, so that a calibration is refused once its
+// profile changes.
 std::string timing_hash(const ParamSet& params);
+// The timing fields in which `element` differs from `fitted`, each as
+// "name (X in the profile, Y here)".
+std::vector<std::string> timing_differences(const ParamSet& fitted, const ParamSet& element);
 
 class AnalyticProbe {
  public:

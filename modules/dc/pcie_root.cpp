@@ -102,6 +102,39 @@ std::uint32_t PcieRoot::lanes_after_binding() const {
   return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(targets().size())) * (engines_ + 1);
 }
 
+// `upstream` names a neighbour by its local name; a name that matches none
+// would silently send host-bound transfers out of the first port.
+void PcieRoot::check_bindings() {
+  // Without known neighbours (sockets bound by hand, no platform) there is nothing to check.
+  const bool known = std::any_of(targets().begin(), targets().end(),
+                                 [](const Element* t) { return t != nullptr; });
+  if (upstream_.empty() || !known) return;
+  std::vector<std::string> neighbours, copies;
+  const std::string& written = params().text("upstream");
+  // Names relative to this element's own group, as `upstream` is written.
+  const std::string prefix = upstream_.substr(0, upstream_.size() - written.size());
+  for (const Element* t : targets()) {
+    if (t == nullptr) continue;
+    const std::string name = t->name();
+    if (name == upstream_) return;
+    const std::string local = name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;
+    neighbours.push_back(local);
+    if (local.rfind(written + "[", 0) == 0) copies.push_back(local);
+  }
+  const SourceLocation& where = params().get("upstream").where;
+  if (!copies.empty())
+    throw InputError(
+        where, describe(fmt::format("upstream '{}' is ambiguous: the count: block made {} (name "
+                                    "one, e.g. upstream: {})",
+                                    written, join_names(copies), copies.front())));
+  const std::string hint = nearest_name(written, neighbours);
+  throw InputError(
+      where, describe(fmt::format("upstream '{}' is no element it is connected to{}; its "
+                                  "neighbours: {}",
+                                  written, hint.empty() ? "" : " (did you mean '" + hint + "'?)",
+                                  neighbours.empty() ? "none" : join_names(neighbours))));
+}
+
 std::uint32_t PcieRoot::egress_port(const Stage& stage) const {
   if (stage.next() != nullptr) return stage.out_port();
   std::optional<std::uint32_t> up;

@@ -32,6 +32,7 @@ class PcieRoot : public Element {
 
  private:
   std::uint32_t lanes_after_binding() const override;
+  void check_bindings() override;
 
   LinearCost wire_;  // wire bytes -> ps on a link
   std::uint64_t max_payload_;

@@ -36,6 +36,7 @@ ProgramSettings program_settings_from_environment() {
   run.trace_path = env("CNUAS_TRACE");
   run.stats_path = env("CNUAS_STATS");
   run.perfetto_path = env("CNUAS_PERFETTO");
+  run.vcd_path = env("CNUAS_VCD");
   run.sets = split(env("CNUAS_SET"), ';');
   for (const FieldOption& o : kFieldOptions)
     if (const std::string value = env(o.variable); !value.empty())
@@ -49,6 +50,7 @@ ProgramSettings program_settings_from_environment() {
     run.log_level = *level;
   }
   s.gpu_stats_path = env("CNUAS_GPU_STATS");
+  s.summary = env("CNUAS_SUMMARY") == "1";
   s.gpu_report_dir = env("CNUAS_GPU_REPORT");
   if (const std::string strict = env("CNUAS_STRICT_MEMORY"); !strict.empty()) {
     if (strict != "0" && strict != "1")

@@ -31,9 +31,12 @@ inline constexpr FieldOption kFieldOptions[] = {
 
 struct ProgramSettings {
   RunOptions
-      run;  // program-driven; CNUAS_PLATFORM, _TRACE, _STATS, _PERFETTO, _SET, _LOG, field options
+      run;  // program-driven; CNUAS_PLATFORM, _TRACE, _STATS, _PERFETTO, _VCD, _SET, _LOG, fields
   std::string gpu_stats_path;  // CNUAS_GPU_STATS
   std::string gpu_report_dir;  // CNUAS_GPU_REPORT
+  // CNUAS_SUMMARY=1 (set by cnuas exec): the run's summary on stderr at exit
+  // unless the level is quiet; without it only --log info prints it.
+  bool summary = false;
   bool strict_memory = false;  // CNUAS_STRICT_MEMORY=1: no access past an allocation's end
   // CNUAS_LAUNCH_REPLAY=0: execute every launch, even one identical to an
   // earlier one (ptx/src/launch_replay.h); the results are the same.

@@ -1,6 +1,7 @@
 #include "run/simulation.h"
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -11,6 +12,8 @@
 #include "calibration/calibration_file.h"
 #include "core/kernel/run_context.h"
 #include "core/outputs/stats.h"
+#include "core/outputs/waveforms.h"
+#include "core/outputs/wording.h"
 #include "dc/link.h"
 
 namespace cnuas {
@@ -33,11 +36,16 @@ Simulation::Simulation(const RunOptions& options)
     workload_.name = "program";
   } else if (!options_.workload_file.empty()) {
     workload_ = load_workload(YAML::Node(options_.workload_file), "", platform_, *topology_);
-  } else if (platform_.workload) {
+  } else if (platform_.workload && !platform_.workload.IsNull()) {
     workload_ = load_workload(platform_.workload, platform_.workload_file, platform_, *topology_);
   } else {
-    throw InputError(SourceLocation{platform_.file},
-                     "platform has no 'workload:' and no --workload was given");
+    // An empty `workload:` is pointed at; a missing one at the file's start.
+    const SourceLocation where = platform_.workload && !platform_.workload_file.empty()
+                                     ? location_of(platform_.workload, platform_.workload_file)
+                                     : SourceLocation{platform_.file, 1, 1};
+    throw InputError(where,
+                     "platform has no workload: add 'workload:' (its operations, or a workload "
+                     "file's name) or give one with -w WORKLOAD.yaml");
   }
 }
 
@@ -53,6 +61,7 @@ void Simulation::elaborate() {
   context.log_level = options_.log_level;
   if (!options_.vcd_path.empty()) context.enable_waveforms(options_.vcd_path);
   module_ = std::make_unique<PlatformModule>(platform_.name.c_str(), platform_);
+  check_wiring();
 
   apply_calibrations();
   // Element failures from the workload: when each element is down, and the
@@ -119,6 +128,57 @@ void Simulation::elaborate() {
   for (Element* e : module_->elements()) driver_->out.bind(e->in);
 }
 
+// Wiring mistakes are bad input found before anything runs, at the element's
+// declaration when the check does not know a closer place.
+void Simulation::check_wiring() {
+  const std::vector<Element*> elements = module_->elements();
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    try {
+      elements[i]->check_wiring();
+    } catch (const InputError& e) {
+      const std::string message = e.what();
+      // A message that starts with a location already says where.
+      if (i >= platform_.elements.size() || message.find(": ") < message.find(' ') ||
+          message.rfind(platform_.elements[i].where.str(), 0) == 0)
+        throw;
+      throw InputError(platform_.elements[i].where, message);
+    }
+  }
+}
+
+// Why no element matches a calibration: the timing fields in which the first
+// elements of its type differ from the profile it was fitted with, when that
+// profile can still be read (as given at fit time, or beside the calibration).
+std::string Simulation::calibration_mismatch(const calibration::CalibrationFile& c,
+                                             const std::string& path) const {
+  std::string profile = c.profile;
+  if (!std::filesystem::exists(profile))
+    profile = (std::filesystem::path(path).parent_path() / c.profile).string();
+  if (!std::filesystem::exists(profile))
+    return "their profile differs from the one it was fitted with (" + c.profile +
+           " cannot be read to say how)";
+  const ProfileDoc doc = load_profile(profile);
+  const ModelInfo& model = Registry::instance().require(c.component, SourceLocation{path});
+  const ParamSet fitted =
+      resolve_params(*model.schema, doc.values, "profile " + profile, SourceLocation{profile});
+  std::vector<std::string> lines;
+  std::size_t shown = 0;
+  for (const Element* e : module_->elements()) {
+    if (e->type() != c.component) continue;
+    if (++shown > 3) {
+      lines.push_back("...");
+      break;
+    }
+    const std::vector<std::string> d = calibration::timing_differences(fitted, e->params());
+    lines.push_back(fmt::format("'{}' differs in {}", e->name(),
+                                d.empty() ? std::string("no timing field (the calibration was "
+                                                        "fitted by another version: fit it again)")
+                                          : fmt::format("{}", fmt::join(d, ", "))));
+  }
+  return "their timing fields differ from the profile it was fitted with: " +
+         fmt::format("{}", fmt::join(lines, "; "));
+}
+
 // A calibration applies to every element of its type whose timing fields hash
 // like the profile it was fitted with; it must have been validated on held-out data.
 void Simulation::apply_calibrations() {
@@ -145,12 +205,11 @@ void Simulation::apply_calibrations() {
                       c.validation->heldout.mape);
     }
     if (matched == 0)
-      throw InputError(
-          SourceLocation{path},
-          fmt::format(
-              "calibration of {} ({}, profile hash {}) matches none of the platform's {} {} "
-              "elements: their profile differs from the one it was fitted with",
-              c.component, c.profile, c.profile_hash, same_type, c.component));
+      throw InputError(SourceLocation{path},
+                       fmt::format("calibration of {} ({}, profile hash {}) matches none of the "
+                                   "platform's {} {} elements: {}",
+                                   c.component, c.profile, c.profile_hash, same_type, c.component,
+                                   calibration_mismatch(c, path)));
     applied.push_back(fmt::format("{} for '{}' on {} element(s), held-out MAPE {:.3g} %",
                                   c.component, c.target, matched, c.validation->heldout.mape));
   }
@@ -284,6 +343,8 @@ void Simulation::run() {
 }
 
 void Simulation::begin_program() {
+  // Host time covers the whole program: it advances the simulation in steps.
+  program_start_ = std::chrono::steady_clock::now();
   elaborate();
   // The program injects at its own pace, so stages are booked only when time
   // reaches them: nothing may be booked ahead of a later injection.
@@ -294,9 +355,9 @@ void Simulation::begin_program() {
 
 void Simulation::finish_program(
     const std::function<void(std::uint64_t makespan_ps)>& before_outputs) {
-  auto t0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
-  wall_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  wall_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - program_start_).count();
   context_->throw_if_failed();
   if (before_outputs) before_outputs(makespan_ps());
   roll_up();
@@ -326,8 +387,19 @@ static std::ofstream open_output(const std::string& path) {
   return out;
 }
 
+bool Simulation::any_model_time() const {
+  for (const Element* e : context_->elements())
+    if (e->stats().model_stages != 0) return true;
+  return false;
+}
+
 void Simulation::write_outputs() const {
   RunContext& context = *context_;
+  // Cycle-level model time is neither analytic nor calibrated: the run says it has some.
+  if (any_model_time() && context.header.evidence_class.find("+model") == std::string::npos)
+    context.header.evidence_class += "+model";
+  // The VCD ends at the run's end; its GTKWave save file zooms to it.
+  if (Waveforms* w = context.waveforms()) w->close();
   const TraceNames names{&context.component_names(), &context.component_lanes(),
                          &context.operations(), &context.calibration_members,
                          [&context](std::uint32_t c, std::uint32_t lane) {
@@ -365,9 +437,9 @@ static std::string time_text(std::uint64_t ps) {
 std::string Simulation::summary() const {
   const RunContext& context = *context_;
   const std::uint64_t makespan = makespan_ps();
-  std::string out = fmt::format(
-      "cnuas: platform '{}' ({} elements), workload '{}' ({} operations)\n", platform_.name,
-      platform_.elements.size(), workload_.name, context.operations().size());
+  std::string out = fmt::format("cnuas: platform '{}' ({}), workload '{}' ({})\n", platform_.name,
+                                counted(platform_.elements.size(), "element"), workload_.name,
+                                counted(context.operations().size(), "operation"));
   std::uint64_t stages = 0;
   const Element* busiest = nullptr;
   Rational busiest_util;
@@ -382,22 +454,27 @@ std::string Simulation::summary() const {
       busiest_util = util;
     }
   }
-  const std::string evidence =
+  std::string evidence =
       calibration_summary_.empty() ? "analytic" : "analytic + calibrated components";
-  out += fmt::format("  simulated time: {} [{}]  ({} stages booked, {:.3f} s host time)\n",
-                     time_text(makespan), evidence, stages, wall_seconds_);
+  if (any_model_time()) evidence += " + cycle-level model";
+  out += fmt::format("  simulated time: {} [{}]  ({} booked, {:.3f} s host time)\n",
+                     time_text(makespan), evidence, counted(stages, "stage"), wall_seconds_);
   for (const auto& c : calibration_summary_) out += fmt::format("  calibrated: {}\n", c);
   if (busiest)
-    out += fmt::format(
-        "  busiest element: {} at {}% of its lanes' time [{}]\n", busiest->name(),
-        (busiest_util * Rational(100)).to_decimal(1),
-        busiest->calibration() ? "calibrated for " + busiest->calibration()->target : "analytic");
+    out += fmt::format("  busiest element: {} at {}% of its lanes' time [{}]\n", busiest->name(),
+                       (busiest_util * Rational(100)).to_decimal(1),
+                       busiest->calibration() ? "calibrated for " + busiest->calibration()->target
+                       : busiest->stats().model_stages == 0 ? std::string("analytic")
+                       : busiest->stats().model_stages == busiest->stats().stages
+                           ? std::string("model")
+                           : "analytic + model");
   auto wrote = [&](const std::string& what, const std::string& path) {
     if (!path.empty()) out += fmt::format("  {:<9} {}\n", what, path);
   };
   wrote("trace:", options_.trace_path);
   wrote("perfetto:", options_.perfetto_path);
   wrote("vcd:", options_.vcd_path);
+  if (!options_.vcd_path.empty()) wrote("gtkwave:", Waveforms::save_file_path(options_.vcd_path));
   wrote("stats:", options_.stats_path);
   return out;
 }

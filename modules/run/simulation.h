@@ -1,6 +1,7 @@
 // One run: load the platform and workload, elaborate, simulate, write outputs.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -20,6 +21,9 @@
 #include "core/outputs/power.h"
 
 namespace cnuas {
+namespace calibration {
+struct CalibrationFile;
+}
 
 // Per rack name, the spans its elements have no power (power_passes.cpp).
 using PowerCuts = std::map<std::string, std::vector<Outage>>;
@@ -83,6 +87,10 @@ class Simulation {
 
   void build_operations(DependencyGraph& graph);
   void apply_calibrations();
+  void check_wiring();
+  bool any_model_time() const;  // some stage was timed by the cycle-level GPU model
+  std::string calibration_mismatch(const calibration::CalibrationFile& c,
+                                   const std::string& path) const;
   const Route& route_of(const std::vector<std::string>& path);
 
   RunOptions options_;
@@ -97,6 +105,7 @@ class Simulation {
   std::unique_ptr<WorkloadDriver> driver_;
   std::unique_ptr<ProgramDriver> program_driver_;
   double wall_seconds_ = 0;
+  std::chrono::steady_clock::time_point program_start_;
   PowerReport power_;
   PowerCuts power_cuts_;  // settled before elaboration (settle_power_cuts)
   std::vector<std::string> calibration_summary_;

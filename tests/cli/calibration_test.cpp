@@ -49,7 +49,7 @@ TEST(Calibration, FitRecoversAAndBAndValidationScoresHeldOut) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("training error (not a prediction error)"), std::string::npos);
   EXPECT_NE(r.out.find("a = 2,"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("b = 3e-06 s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("b = 3 us"), std::string::npos) << r.out;
   const std::string report = c.dir + "/report.json";
   r = c.validate(c.heldout, "--report " + report);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -201,6 +201,42 @@ TEST(PublicObservations, NicLatencyBendsAndTheLackOfFitTestSaysSo) {
   EXPECT_TRUE(r["lack_of_fit"]["systematic"].get<bool>());
   EXPECT_EQ(r["lack_of_fit"]["groups"].get<int>(), 4);
   EXPECT_GT(r["heldout"]["max_absolute_percentage_error"].get<double>(), 30.0);
+}
+
+}  // namespace cnuas
+
+namespace cnuas {
+using namespace testing_support;
+
+// The shipped PCIe 3.0 observations fitted on the bare gen3 profile: a
+// platform that adds `upstream: host` (wiring) still matches; one whose root
+// is Gen5 is refused naming the field that differs, as written on each side.
+TEST(Calibration, WiringIsNoPartOfTheIdentityAndMismatchesNameTheirFields) {
+  const std::string dir = scratch_dir() + "/pcie3";
+  std::filesystem::create_directories(dir);
+  const std::string cal = dir + "/d2h.yaml";
+  const std::string data = source_path("calibration/observations/rocm-pcie3-d2h-pinned");
+  CommandResult r = run_cnuas(
+      "calibrate fit --component cnuas.pcie_root --target rocm-pcie3-d2h-pinned --profile " +
+      source_path("profiles/pcie/gen3-x16.yaml") + " --observations " + data + ".train.csv --out " +
+      cal);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_cnuas("calibrate validate --calibration " + cal + " --observations " + data +
+                ".heldout.csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_cnuas("run " + source_path("docs/examples/pcie3-node.yaml") + " --calibration " + cal);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("calibrated: cnuas.pcie_root for 'rocm-pcie3-d2h-pinned' on 1 element"),
+            std::string::npos)
+      << r.out;
+  r = run_cnuas("run " + source_path("platforms/h100-node.yaml") + " --calibration " + cal);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  // h100-node's root is profiles/pcie/gen5-x16.yaml (generation: "5"); the
+  // calibration's is gen3-x16.yaml (generation: "3"); other fields may differ too.
+  EXPECT_NE(r.err.find("'h100-node.pcie' differs in generation ('3' in the profile, '5' here)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("upstream"), std::string::npos) << r.err;
 }
 
 }  // namespace cnuas

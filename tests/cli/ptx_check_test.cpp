@@ -14,7 +14,7 @@ TEST(PtxCheck, SupportedModuleExitsZero) {
                                                      "\tmov.u32 %r1, %tid.x;\n\tret;\n}\n");
   const CommandResult r = run_cnuas("ptx check " + f);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("1 kernels, 0 functions, 2 instructions"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 kernel, 0 functions, 2 instructions"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("all supported"), std::string::npos) << r.out;
 }
 

@@ -60,6 +60,20 @@ TEST(Units, ErrorMessagesSayWhatIsAccepted) {
   }
 }
 
+TEST(Units, AcceptsTheCommonRateSpellingsKeepingBitsAndBytesApart) {
+  // Lower-case b is a bit, upper-case B a byte (8 bit); Gi is 2^30.
+  const Rational gbit(1'000'000'000ULL);
+  EXPECT_EQ(q("1 Gb/s", Dimension::DataRate), gbit);
+  EXPECT_EQ(q("1 Gbps", Dimension::DataRate), gbit);
+  EXPECT_EQ(q("1 Gbit/s", Dimension::DataRate), gbit);
+  EXPECT_EQ(q("1 GB/s", Dimension::DataRate), gbit * Rational(8));
+  EXPECT_EQ(q("1 GBps", Dimension::DataRate), gbit * Rational(8));
+  EXPECT_EQ(q("1 GiB/s", Dimension::DataRate), Rational(8ULL << 30));
+  EXPECT_EQ(q("1 Gibit/s", Dimension::DataRate), Rational(1ULL << 30));
+  EXPECT_EQ(q("1 Gib/s", Dimension::DataRate), Rational(1ULL << 30));
+  EXPECT_EQ(q("2 Gb", Dimension::Data), Rational(2'000'000'000ULL));
+}
+
 TEST(Units, TransferTimeRoundsUpExactly) {
   // 1500 B at 100 Gbit/s: 12000 bit / 1e11 bit/s = 120 ns exactly.
   EXPECT_EQ(transfer_ps(1500 * 8, q("100 Gbit/s", Dimension::DataRate)), 120000u);

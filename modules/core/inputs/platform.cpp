@@ -157,7 +157,8 @@ struct Loader {
     platform.connections.push_back(std::move(c));
   }
 
-  // A later declaration of the same instance refines the earlier one.
+  // A declaration in an including platform refines the included one of the
+  // same name; the same name twice in one file is a mistake, not a merge.
   void add(ElementInstance inst) {
     auto [it, inserted] = positions.try_emplace(inst.name, platform.elements.size());
     if (inserted) {
@@ -165,6 +166,12 @@ struct Loader {
       return;
     }
     ElementInstance& existing = platform.elements[it->second];
+    if (same_file(existing.where.file, inst.where.file))
+      throw InputError(inst.where,
+                       fmt::format("element '{}' is declared twice in this file (first at {}); "
+                                   "give each its own name (only an including platform refines "
+                                   "an element of an included one)",
+                                   inst.name, existing.where.str()));
     if (existing.type != inst.type)
       throw InputError(inst.where,
                        fmt::format("element '{}' redeclared with type '{}' (was '{}' at {})",

@@ -36,7 +36,11 @@ const std::map<std::string, UnitInfo, std::less<>>& unit_table() {
       add(std::string(p) + "B", Dimension::Data, f * Rational(8));
       add(std::string(p) + "bit/s", Dimension::DataRate, f);
       add(std::string(p) + "bps", Dimension::DataRate, f);
+      // Lower-case b is a bit and upper-case B a byte, as in IEC 80000-13.
+      add(std::string(p) + "b", Dimension::Data, f);
+      add(std::string(p) + "b/s", Dimension::DataRate, f);
       add(std::string(p) + "B/s", Dimension::DataRate, f * Rational(8));
+      add(std::string(p) + "Bps", Dimension::DataRate, f * Rational(8));
       add(std::string(p) + "FLOP/s", Dimension::OpRate, f);
       add(std::string(p) + "op/s", Dimension::OpRate, f);
       add(std::string(p) + "FLOP", Dimension::Count, f);
@@ -47,6 +51,8 @@ const std::map<std::string, UnitInfo, std::less<>>& unit_table() {
       add(std::string(p) + "B", Dimension::Data, f * Rational(8));
       add(std::string(p) + "bit", Dimension::Data, f);
       add(std::string(p) + "B/s", Dimension::DataRate, f * Rational(8));
+      add(std::string(p) + "bit/s", Dimension::DataRate, f);
+      add(std::string(p) + "b/s", Dimension::DataRate, f);
     }
     const std::pair<const char*, int> hz[] = {
         {"Hz", 0}, {"kHz", 3}, {"MHz", 6}, {"GHz", 9}, {"THz", 12}};
@@ -116,10 +122,10 @@ std::string accepted_units(Dimension d) {
     case Dimension::Time:
       return "ps, ns, us, ms, s";
     case Dimension::Data:
-      return "bit, Kbit, Mbit, Gbit, B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
+      return "bit, b, Kbit, Mbit, Gbit, Gb, B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
     case Dimension::DataRate:
-      return "bit/s, Kbit/s, Mbit/s, Gbit/s, Tbit/s, Gbps, B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, "
-             "MiB/s, GiB/s";
+      return "bit/s, Kbit/s, Mbit/s, Gbit/s, Tbit/s, Gb/s, Gbps, Gibit/s, B/s, KB/s, MB/s, GB/s, "
+             "TB/s, GBps, KiB/s, MiB/s, GiB/s";
     case Dimension::Frequency:
       return "Hz, kHz, MHz, GHz, THz, baud";
     case Dimension::Power:

@@ -4,15 +4,36 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
 
 namespace cnuas {
 
-static InputError parse_error(const std::string& file, const YAML::Exception& e) {
+// Inside a flow collection ([...] or {...}) a bracket ends or opens one, so an
+// unquoted `name: server[0]` breaks the file: say so, with the word to quote.
+static std::string flow_bracket_hint(const std::string& text, const YAML::Exception& e) {
+  if (e.msg.find("flow") == std::string::npos) return "";
+  std::istringstream lines(text);
+  std::string line;
+  static const std::regex kBracketedWord(
+      R"((?:^|[:,\[{])\s*([A-Za-z_][\w.-]*\[[^\]\s,{}]*\][\w.\[\]-]*))");
+  std::string found;
+  for (int n = 0; n <= e.mark.line && std::getline(lines, line); ++n) {
+    if (n + 3 < e.mark.line) continue;  // the mistake is on the error's line or just before
+    std::smatch m;
+    if (std::regex_search(line, m, kBracketedWord)) found = m[1];
+  }
+  if (found.empty()) return "";
+  return fmt::format(
+      " (inside [ ] or {{ }} a bracket ends or starts a list: quote the value, \"{}\")", found);
+}
+
+static InputError parse_error(const std::string& file, const YAML::Exception& e,
+                              const std::string& text) {
   return InputError(SourceLocation{file, e.mark.line + 1, e.mark.column + 1},
-                    "YAML syntax error: " + e.msg);
+                    "YAML syntax error: " + e.msg + flow_bracket_hint(text, e));
 }
 
 YamlSource load_yaml_file(const std::string& path, const SourceLocation& referenced_from) {
@@ -90,7 +111,7 @@ YamlSource load_yaml_text(const std::string& text, const std::string& name) {
     require_unique_keys(source.root, name);
     return source;
   } catch (const YAML::Exception& e) {
-    throw parse_error(name, e);
+    throw parse_error(name, e, text);
   }
 }
 

@@ -31,7 +31,7 @@ Element::Element(sc_core::sc_module_name name, const ParamSet& params, std::uint
   // responses go straight to the initiator (stage_protocol.h).
   in.register_nb_transport_fw(this, &Element::nb_transport_fw);
   if (Waveforms* w = context_.waveforms()) {
-    queue_signal_ = w->add_signal(std::string(this->name()) + ".queue_depth", 32);
+    queue_signal_ = w->add_signal(this->name(), "queue_depth", 32, Waveforms::Display::Decimal);
     // Power in milliwatts: idle from the start, active while a main lane is busy.
     const auto mw = [](const Rational& watts) {
       return static_cast<int>((watts * Rational(1000)).floor_u64());
@@ -129,8 +129,8 @@ void Element::end_of_elaboration() {
   }
   if (Waveforms* w = context_.waveforms())
     for (std::uint32_t lane = 0; lane < lanes; ++lane)
-      busy_signal_.push_back(
-          w->add_signal(std::string(this->name()) + ".lane" + std::to_string(lane) + "_busy", 1));
+      busy_signal_.push_back(w->add_signal(this->name(), "lane" + std::to_string(lane) + "_busy", 1,
+                                           Waveforms::Display::Bit));
   check_bindings();
 }
 
@@ -607,6 +607,7 @@ void Element::book_stage(Operation& op, std::uint32_t stage, std::uint64_t ready
                               (b.has_feed ? b.feed.start_ps - b.admitted_ps : 0));
   }
   stats_.stages += recorded;
+  stats_.model_stages += recorded && op.spec->model_timed;
   stats_.main_busy_ps += b.main.end_ps - b.main.start_ps;
   if (logs(LogLevel::Debug))
     log(LogLevel::Debug,

@@ -34,6 +34,7 @@ class RunContext;
 
 struct ElementStats {
   std::uint64_t stages = 0;
+  std::uint64_t model_stages = 0;  // of those, timed by the cycle-level model (class "model")
   std::uint64_t main_busy_ps = 0;  // time stages held their main lane (what draws active power)
   std::uint64_t held_ps = 0;       // time stages waited upstream for admission (back-pressure)
   std::uint64_t held_stages = 0;
@@ -102,6 +103,9 @@ class Element : public sc_core::sc_module {
   std::optional<std::uint32_t> target_port(const Element* e) const;
   std::optional<std::uint32_t> sender_port(const Element* e) const;
   void set_neighbours(std::vector<const Element*> targets, std::vector<const Element*> senders);
+  // The checks that need the wiring (a switch's ports, a root's upstream),
+  // once set_neighbours ran: so that `cnuas validate` finds what `run` would.
+  void check_wiring() { check_bindings(); }
 
   // When a pinned stage may enter the element (a full buffer holds it back);
   // the default admits it at its ready time. The wait is counted as held_ps.

@@ -40,6 +40,9 @@ struct OperationSpec {
   bool read = false;      // a read (data flows back): PCIe adds the read-request round trip
   std::string request;    // management request kind, for BMC-class elements
   std::string where;      // "file:line:col" of its workload entry, for messages ("" if none)
+  // Its time came from the cycle-level GPU model (a kernel in performance
+  // mode), not from a closed form: its stages are of class "model".
+  bool model_timed = false;
 };
 
 // One cache line per operation instance: large workloads stay cache-friendly.

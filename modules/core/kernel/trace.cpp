@@ -132,7 +132,8 @@ void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const Trace
       fmt::format_to(std::back_inserter(buf), ",\"class\":\"calibrated\",{}}}\n",
                      (*names.calibration_members)[e.component]);
     else
-      fmt::format_to(std::back_inserter(buf), ",\"class\":\"analytic\"}}\n");
+      fmt::format_to(std::back_inserter(buf), ",\"class\":\"{}\"}}\n",
+                     op.spec->model_timed ? "model" : "analytic");
     if (buf.size() > (1 << 20)) {
       out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
       buf.clear();
@@ -187,6 +188,9 @@ void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const Tr
         ps_to_us_text(e.free_ps - e.start_ps), seq, e.stage(), e.ready_ps, e.start_ps, e.free_ps,
         e.end_ps);
     append_choice(buf, sink, seq, e);
+    // Stages without a class argument are analytic (the header's class says
+    // whether calibrated ones are in the run).
+    if (op.spec->model_timed) put(",\"class\":\"model\"");
     put("}}}}\n");
     if (buf.size() > (1 << 20)) {
       out.write(buf.data(), static_cast<std::streamsize>(buf.size()));

@@ -148,7 +148,11 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
     const WaitSummary w = summarize_waits(std::move(waits[e->index()]));
     const Rational energy = element_energy_j(*e, makespan);
     total_energy = total_energy + energy;
-    Json evidence = {{"class", "analytic"}};
+    const std::uint64_t model = e->stats().model_stages;
+    Json evidence = {{"class", model == 0                   ? "analytic"
+                               : model == e->stats().stages ? "model"
+                                                            : "analytic+model"}};
+    if (model != 0 && model != e->stats().stages) evidence["model_stages"] = model;
     if (const auto& c = e->calibration())
       evidence = {{"class", "calibrated"},
                   {"target", c->target},

@@ -1,14 +1,17 @@
-// VCD waveforms through sc_trace: per-lane busy and per-element queue depth.
+// VCD waveforms: per-lane busy, per-element queue depth and power, with a
+// GTKWave save file beside them.
 //
 // Bookings know their start and end ahead of time, so changes are posted to a
-// small calendar and applied by one SC_METHOD at the right picosecond; the VCD
-// writer samples the traced variables at the end of each time step. Nothing
-// here runs unless a VCD file was asked for.
+// small calendar and applied by one SC_METHOD at the right picosecond. The VCD
+// is written here, not through sc_trace: SystemC rewrites names with brackets
+// ("server[0]" becomes "server(0)", with a warning per signal), and signal
+// names must read as they do in the trace and stats. Nothing here runs unless a
+// VCD file was asked for.
 #pragma once
 
 #include <cstdint>
+#include <fstream>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,12 +21,17 @@ namespace cnuas {
 
 class Waveforms : public sc_core::sc_module {
  public:
+  // How GTKWave shows a signal (the save file's trace flags).
+  enum class Display { Bit, Decimal, Analog };
+
   SC_HAS_PROCESS(Waveforms);
   Waveforms(sc_core::sc_module_name name, const std::string& vcd_path);
   ~Waveforms() override;
 
-  // Registers a counter traced as `signal_name` with `width` bits; returns its id.
-  std::uint32_t add_signal(const std::string& signal_name, int width);
+  // Registers `group`.`signal` (the group an element's name, or "power") with
+  // `width` bits; returns its id. Groups keep the order they first appear in.
+  std::uint32_t add_signal(const std::string& group, const std::string& signal, int width,
+                           Display display);
   // Adds `delta` to signal `id` at absolute time `at_ps`.
   void post(std::uint32_t id, std::uint64_t at_ps, int delta);
   // The signal carrying a rack's power in milliwatts ("power.<rack>_mW"; the
@@ -31,6 +39,12 @@ class Waveforms : public sc_core::sc_module {
   std::uint32_t power_signal(const std::string& rack);
   // A value the signal starts from (an element's idle power).
   void add_initial(std::uint32_t id, std::uint32_t value);
+  // Writes what is left, the run's end time and the GTKWave save file. The
+  // destructor does it when nobody did.
+  void close();
+
+  // The save file written beside `vcd_path` ("waves.vcd" -> "waves.gtkw").
+  static std::string save_file_path(const std::string& vcd_path);
 
  private:
   struct Change {
@@ -44,18 +58,32 @@ class Waveforms : public sc_core::sc_module {
       return a.at_ps != b.at_ps ? a.at_ps > b.at_ps : a.order > b.order;
     }
   };
+  struct Signal {
+    std::string group;
+    std::string name;  // group + "." + signal: what the VCD and GTKWave show
+    int width;
+    Display display;
+    std::string code;  // the VCD identifier code
+    std::uint32_t value = 0;
+    std::uint32_t written = 0;
+    bool dirty = false;
+  };
   void apply();
-  static void remove_date(const std::string& path);
+  void flush_pending();
+  void write_value(const Signal& s);
+  void write_header();
+  void write_save_file(std::uint64_t end_ps) const;
 
-  sc_core::sc_trace_file* file_ = nullptr;
   std::string path_;
-  std::vector<std::string> pending_names_;
-  std::vector<int> pending_widths_;
-  std::vector<std::uint32_t> initial_;
+  std::ofstream out_;
+  std::vector<Signal> signals_;
+  std::vector<std::string> groups_;  // in order of appearance
   std::map<std::string, std::uint32_t> power_signals_;
-  // Stable addresses: sc_trace keeps references to these.
-  std::unique_ptr<std::uint32_t[]> values_;
-  std::size_t capacity_ = 0;
+  std::vector<std::uint32_t> dirty_;
+  std::uint64_t pending_ps_ = 0;  // the time the dirty values belong to
+  std::uint64_t written_ps_ = 0;  // the last "#time" written
+  bool header_written_ = false;
+  bool closed_ = false;
   std::vector<Change> heap_;
   std::uint64_t order_ = 0;
   std::uint64_t armed_for_ = UINT64_MAX;

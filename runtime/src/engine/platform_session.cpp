@@ -81,9 +81,10 @@ const Route& PlatformSession::local(const std::string& element) {
 }
 
 void PlatformSession::inject(std::uint64_t id, const std::string& name, const Route& route,
-                             const WorkDims& dims, bool read, std::uint64_t ready_ps) {
+                             const WorkDims& dims, bool read, std::uint64_t ready_ps,
+                             bool model_timed) {
   RunContext& context = simulation_->context();
-  const OperationSpec& spec = context.add_spec({name, dims, false, read, "", ""});
+  const OperationSpec& spec = context.add_spec({name, dims, false, read, "", "", model_timed});
   Operation op;
   op.spec = &spec;
   op.dims = &spec.dims;

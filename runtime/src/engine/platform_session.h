@@ -40,8 +40,9 @@ class PlatformSession {
   void on_completion(Completion c) { completion_ = std::move(c); }
   // Starts an operation named `name` along `route` at `ready_ps`; its completion
   // is reported with `id`.
+  // `model_timed`: its time came from the cycle-level GPU model.
   void inject(std::uint64_t id, const std::string& name, const Route& route, const WorkDims& dims,
-              bool read, std::uint64_t ready_ps);
+              bool read, std::uint64_t ready_ps, bool model_timed = false);
   std::uint64_t in_flight() const { return simulation_->program_driver().in_flight(); }
   std::uint64_t now_ps() const;
   // Runs the simulation until it pauses (a completion asked for it) or runs dry.

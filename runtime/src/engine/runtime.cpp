@@ -65,7 +65,8 @@ Runtime::Runtime() {
   gpu_stats_path_ = settings.gpu_stats_path;
   gpu_report_dir_ = settings.gpu_report_dir;
   kernel_limit_ = settings.kernel_limit;
-  log_level_ = settings.run.log_level;  // also the level of elements whose `log` is inherit
+  log_level_ = settings.run.log_level;
+  summary_ = settings.summary;  // also the level of elements whose `log` is inherit
   // Kernel accesses past an allocation's end inside a mapped page: let
   // through with a warning, as the hardware does, or a fault when strict.
   memory_.set_strict(settings.strict_memory);
@@ -123,7 +124,7 @@ void Runtime::finish() {
       if (gpu_faults_) gpu_faults_->finish(end_ps, log_level_);
     });
     write_gpu_outputs();
-    if (log_level_ >= LogLevel::Info) {
+    if (log_level_ >= LogLevel::Info || (summary_ && log_level_ > LogLevel::Quiet)) {
       std::cerr << session_->summary();
       std::uint64_t replayed = 0;
       for (const DeviceState& d : devices_) replayed += d.desc.device->replayed_launches();

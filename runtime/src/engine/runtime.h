@@ -347,6 +347,7 @@ class Runtime {
   void check_host_memory(Command& c);
   bool finished_ = false;
   LogLevel log_level_ = LogLevel::Warning;  // CNUAS_LOG
+  bool summary_ = false;                    // CNUAS_SUMMARY
   // Kernels timed by the performance model, for CNUAS_GPU_STATS and CNUAS_GPU_REPORT.
   struct PerformanceKernel {
     std::string device;

@@ -375,6 +375,7 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
         outcome.run.reset();
         run_device_work(desc, module, launched, outcome, *runs);
         c.dims = outcome.dims;
+        c.model_timed = !runs->empty();
         // Kept in simulated order: the effect may have run ahead of it.
         if (!runs->empty())
           c.on_release = [this, &desc, runs] {

@@ -108,7 +108,8 @@ void Timeline::release(const CommandPtr& cmd) {
   }
   const std::uint64_t id = next_id_++;
   in_flight_[id] = cmd;
-  session_.inject(id, cmd->name, *cmd->route, cmd->dims, cmd->read, cmd->ready_ps);
+  session_.inject(id, cmd->name, *cmd->route, cmd->dims, cmd->read, cmd->ready_ps,
+                  cmd->model_timed);
 }
 
 void Timeline::run_own_effect(Command& cmd) {

@@ -31,6 +31,7 @@ struct Command : std::enable_shared_from_this<Command> {
   const Route* route = nullptr;  // nullptr: takes no simulated time
   WorkDims dims;
   bool read = false;
+  bool model_timed = false;  // a kernel the cycle-level model timed (class "model")
   // The functional effect, run when the command becomes ready; it may fill in
   // the work (a kernel's instruction count) or drop the route.
   std::function<void(Command&)> start;
