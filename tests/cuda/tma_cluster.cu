@@ -104,6 +104,34 @@ __global__ void __cluster_dims__(kCluster, 1, 1)
   cluster_sync();  // neighbours' shared memory stays alive until all reads are done
 }
 
+// Clusters given at launch: each CTA publishes its rank in shared memory and reads the rank its
+// right neighbour published, through DSMEM.
+__global__ void neighbour_ranks(unsigned* out) {
+  __shared__ float mine;
+  const unsigned rank = cluster_rank();
+  unsigned size;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(size));
+  if (threadIdx.x == 0) mine = static_cast<float>(rank);
+  cluster_sync();
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = static_cast<unsigned>(remote_load(&mine, (rank + 1) % size)) * 100 + size;
+  cluster_sync();
+}
+
+cudaError_t launch_clustered(unsigned ctas, unsigned cluster, unsigned* out) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(ctas);
+  config.blockDim = dim3(32);
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = cluster;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, neighbour_ranks, out);
+}
+
 }  // namespace
 
 int main() {
@@ -172,6 +200,27 @@ int main() {
               (((mask >> rank) & 1) ? vec[i] : -1.0f));
     }
   }
+  // Cluster sizes: 8 CTAs is portable; 16 needs the kernel's non-portable opt-in, and is refused
+  // (cudaErrorInvalidClusterSize) without it. CTA i of a cluster of n reports
+  // ((i % n + 1) % n) * 100 + n.
+  {
+    unsigned* dranks = nullptr;
+    CUDA_OK(cudaMalloc(&dranks, 32 * sizeof(unsigned)));
+    std::vector<unsigned> ranks(32);
+    for (unsigned n : {8u, 16u}) {
+      if (n == 16) {
+        CHECK(launch_clustered(32, 16, dranks) == cudaErrorInvalidClusterSize);
+        CHECK(cudaGetLastError() == cudaErrorInvalidClusterSize);
+        CUDA_OK(cudaFuncSetAttribute(neighbour_ranks,
+                                     cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+      }
+      CUDA_OK(launch_clustered(32, n, dranks));
+      CUDA_OK(cudaMemcpy(ranks.data(), dranks, 32 * sizeof(unsigned), cudaMemcpyDeviceToHost));
+      for (unsigned i = 0; i < 32; ++i) CHECK(ranks[i] == ((i % n + 1) % n) * 100 + n);
+    }
+    CUDA_OK(cudaFree(dranks));
+  }
+
   CUDA_OK(cudaFree(tensor));
   CUDA_OK(cudaFree(dvec));
   CUDA_OK(cudaFree(out));
