@@ -102,8 +102,12 @@ struct Access {
           p = c.lane_stack(lane) + off;
         break;
       case Space::Param: {
+        // A cvta.param address (generic, or given to ld.param) names the kernel's parameters.
+        const bool in_window = off >= kParamWindow && off < kParamWindow + kWindowSize;
+        if (in_window) off -= kParamWindow;
+        const bool windowed = in_window || sp != space;
         const bool kernel_param = addr.has_symbol ? addr.symbol_kind == SymbolKind::KernelParam
-                                                  : c.w.frames.size() == 1 || sp != space;
+                                                  : c.w.frames.size() == 1 || windowed;
         if (kernel_param) {
           if (write) c.fault(lane, i, "kernel parameters are read-only");
           if (off + bytes <= c.s.config->params.size())

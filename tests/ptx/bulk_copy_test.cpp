@@ -52,6 +52,19 @@ WAIT:
   cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r3, %r3}], [%r2];
   ret;
 }
+.visible .entry param_generic(.param .u64 out, .param .align 8 .b8 blob[16])
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<5>;
+  mov.b64 %rd1, blob;
+  cvta.param.u64 %rd2, %rd1;
+  ld.u32 %r1, [%rd2+8];
+  ld.param.u32 %r2, [%rd2+12];
+  ld.param.u64 %rd3, [out];
+  st.global.u32 [%rd3], %r1;
+  st.global.u32 [%rd3+4], %r2;
+  ret;
+}
 .visible .entry gather(.param .u64 map, .param .u64 out)
 {
   .reg .b32 %r<4>;
@@ -135,6 +148,26 @@ TEST(BulkCopy, BadMapsAndUnsupportedFormsAreNamed) {
   EXPECT_NE(e.find("a .2d tensor copy with a tensor map of rank 1"), std::string::npos) << e;
   e = r.launch("gather", map, 0);
   EXPECT_NE(e.find("modifier .tile::gather4"), std::string::npos) << e;
+}
+
+// A kernel parameter's cvta.param address (how a __grid_constant__ tensor map reaches
+// cp.async.bulk.tensor) reads the parameter through a generic load and through ld.param.
+TEST(BulkCopy, GenericAddressesOfKernelParameters) {
+  BulkRun r;
+  const std::uint64_t out = r.memory.allocate(8);
+  // out at offset 0, blob at 8: its words 2 and 3 are the launch's bytes 16-23.
+  LaunchConfig cfg;
+  cfg.grid = {1, 1, 1};
+  cfg.block = {1, 1, 1};
+  cfg.params.resize(24);
+  std::memcpy(cfg.params.data(), &out, 8);
+  const std::uint32_t words[2] = {0xabcd0123u, 0x456789efu};
+  std::memcpy(cfg.params.data() + 16, words, 8);
+  r.exec.launch(r.loaded, "param_generic", cfg);
+  std::uint32_t got[2];
+  r.memory.read(out, got, 8);
+  EXPECT_EQ(got[0], words[0]);
+  EXPECT_EQ(got[1], words[1]);
 }
 
 // Hand-computed: the 16-byte chunk (bits 4..) XOR the 128-byte row (bits 7..), over 1, 2 or 3 bits.
