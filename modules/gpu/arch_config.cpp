@@ -67,6 +67,9 @@ void read_sm(const Fields& f, SmConfig& sm) {
   sm.registers_per_thread = f.u32("sm.registers_per_thread");
   sm.shared_bytes = f.bytes32("sm.shared_memory");
   sm.cta_launch_cycles = f.u32("sm.cta_launch");
+  sm.gpcs = f.u32("sm.gpcs");
+  sm.max_cluster = f.u32("sm.max_cluster");
+  sm.max_cluster_non_portable = f.u32("sm.max_cluster_non_portable");
   for (std::size_t i = 0; i < kUnits; ++i) {
     const Unit u = static_cast<Unit>(i);
     sm.pipes[i].latency = f.u32(pipe_field(u, "latency"));
@@ -171,6 +174,9 @@ void check_consistency(const ArchConfig& a, const Fields& f) {
        "dram.burst", "dram.burst must divide or be a multiple of the sector");
   need(a.sm.max_warps % a.sm.schedulers == 0 || a.sm.max_warps >= a.sm.schedulers, "sm.max_warps",
        "sm.max_warps must be at least sm.schedulers");
+  need(a.sm.gpcs <= a.sm.count, "sm.gpcs", "sm.gpcs must be at most sm.count");
+  need(a.sm.max_cluster <= a.sm.max_cluster_non_portable, "sm.max_cluster",
+       "sm.max_cluster must be at most sm.max_cluster_non_portable");
   need(a.dram.tREFI_ps == 0 || a.dram.tRFC_ps < a.dram.tREFI_ps, "dram.tRFC",
        "dram.tRFC must be shorter than dram.tREFI (or tREFI 0 for no refresh)");
 }

@@ -36,6 +36,10 @@ struct SmConfig {
   std::uint32_t registers_per_thread = 32;  // PTX has virtual registers: an assumption
   std::uint32_t shared_bytes = 228 * 1024;  // per SM, for occupancy
   std::uint32_t cta_launch_cycles = 0;      // from a CTA slot freeing to the next CTA issuing
+  std::uint32_t gpcs = 1;                   // graphics processing clusters the SMs are split into
+  std::uint32_t max_cluster = 1;            // thread-block cluster CTAs, portable
+  std::uint32_t max_cluster_non_portable =
+      1;  // with cudaFuncAttributeNonPortableClusterSizeAllowed
   std::array<PipeTiming, kUnits> pipes{};
 };
 

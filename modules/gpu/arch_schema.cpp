@@ -28,7 +28,11 @@ void declare_sm(Schema& s) {
       .quantity("sm.shared_memory", Dimension::Data, std::nullopt,
                 "shared memory per SM, for occupancy", true)
       .integer("sm.cta_launch", std::nullopt,
-               "SM cycles from a CTA slot freeing to the next CTA issuing", 0, 1000000);
+               "SM cycles from a CTA slot freeing to the next CTA issuing", 0, 1000000)
+      .integer("sm.gpcs", 1, "GPCs; the CTAs of a thread-block cluster share one", 1, 256)
+      .integer("sm.max_cluster", 1, "most CTAs in a thread-block cluster (portable)", 1, 64)
+      .integer("sm.max_cluster_non_portable", 1,
+               "most CTAs in a cluster of a kernel that allows non-portable sizes", 1, 64);
   for (std::size_t u = 0; u < kUnits; ++u) {
     const std::string pipe = fmt::format("sm.pipes.{}.", unit_name(static_cast<Unit>(u)));
     s.integer(pipe + "latency", std::nullopt,

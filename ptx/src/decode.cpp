@@ -323,6 +323,10 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
   const auto op = opcode_from_name(parts[0]);
   if (!op) return false;
   inst.op = *op;
+  if (is_bulk_form(parts)) {
+    decode_bulk(parts, inst);
+    return true;
+  }
   if (inst.op == Opcode::wmma || inst.op == Opcode::mma || inst.op == Opcode::ldmatrix ||
       inst.op == Opcode::stmatrix || inst.op == Opcode::movmatrix) {
     // The kind first: it decides how the type suffixes are read.
@@ -340,16 +344,7 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
     } else if (m == "v2" || m == "v4" || m == "v8") {
       inst.vec = static_cast<std::uint8_t>(m[1] - '0');
     } else if (Space s = space_word(m); s != Space::None) {
-      // cp.async.bulk names the destination space, then the source space.
-      if (inst.op == Opcode::cp && inst.has(kBulk) && inst.space != Space::None &&
-          (s == Space::Shared || s == Space::SharedCluster))
-        inst.flags |= kBulkFromShared;
-      else
-        inst.space = s;
-    } else if (inst.op == Opcode::cp &&
-               (m == "bulk" || (inst.has(kBulk) && (m == "mbarrier::complete_tx::bytes" ||
-                                                    m == "bulk_group" || m == "read")))) {
-      if (m == "bulk") inst.flags |= kBulk;  // completion through an mbarrier or a bulk group
+      inst.space = s;
     } else if (uses_comparison(inst.op) && comparisons().count(m) && inst.cmp == Cmp::None) {
       inst.cmp = comparisons().at(m);
     } else if (uses_comparison(inst.op) && (m == "and" || m == "or" || m == "xor")) {
@@ -686,8 +681,7 @@ void check_supported(Instruction& inst) {
   if (inst.op == Opcode::mbarrier && inst.mode == Mode::None)
     inst.unsupported = "an mbarrier form without an operation";
   if (inst.op == Opcode::cp && inst.mode != Mode::MbArrive && inst.nops >= 1 &&
-      inst.ops[0].kind == Operand::Kind::Address && inst.space != Space::Global &&
-      !(inst.has(kBulk) && inst.has(kBulkFromShared)))
+      inst.ops[0].kind == Operand::Kind::Address && inst.space != Space::Global && !inst.has(kBulk))
     inst.unsupported =
         "cp forms other than cp.async.shared.global and cp.async.bulk between global and shared";
 }

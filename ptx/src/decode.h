@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "ptx/ir.h"
 
@@ -16,6 +17,11 @@ bool decode_opcode(const std::string& word, Instruction& inst);
 // After operands are parsed: checks that the executor implements this form
 // (operand count and kinds, types) and sets inst.unsupported when not.
 void check_supported(Instruction& inst);
+
+// The bulk copy family (decode_bulk.cpp): whether an opcode word split at its dots is one,
+// and its decoding into Instruction::bulk.
+bool is_bulk_form(const std::vector<std::string>& parts);
+void decode_bulk(const std::vector<std::string>& parts, Instruction& inst);
 
 // Video instructions: 1 for the scalar forms (vadd, vmad, vset ...), 2 or 4 for the SIMD forms
 // (vadd2, vset4 ...), 0 for every other opcode.

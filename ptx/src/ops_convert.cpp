@@ -219,6 +219,8 @@ bool exec_convert(Ctx& c, const Instruction& i) {
         window = kSharedWindow;
       else if (i.space == Space::Local)
         window = kLocalWindow;
+      else if (i.space == Space::Param)
+        window = kParamWindow;
       const bool to = i.has(kTo);
       const unsigned bits = type_bits(i.type);
       map1(c, i, [=](u64 a) { return truncate(to ? a - window : a + window, bits); });

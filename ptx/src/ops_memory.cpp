@@ -70,6 +70,8 @@ struct Access {
         sp = Space::SharedCluster;
       else if (a >= kLocalWindow && a < kLocalWindow + kWindowSize)
         sp = Space::Local, off = a - kLocalWindow;
+      else if (a >= kParamWindow && a < kParamWindow + kWindowSize)
+        sp = Space::Param, off = a - kParamWindow;
       else
         sp = Space::Global;
     }
@@ -100,8 +102,12 @@ struct Access {
           p = c.lane_stack(lane) + off;
         break;
       case Space::Param: {
-        const bool kernel_param =
-            addr.has_symbol ? addr.symbol_kind == SymbolKind::KernelParam : c.w.frames.size() == 1;
+        // A cvta.param address (generic, or given to ld.param) names the kernel's parameters.
+        const bool in_window = off >= kParamWindow && off < kParamWindow + kWindowSize;
+        if (in_window) off -= kParamWindow;
+        const bool windowed = in_window || sp != space;
+        const bool kernel_param = addr.has_symbol ? addr.symbol_kind == SymbolKind::KernelParam
+                                                  : c.w.frames.size() == 1 || windowed;
         if (kernel_param) {
           if (write) c.fault(lane, i, "kernel parameters are read-only");
           if (off + bytes <= c.s.config->params.size())
@@ -178,7 +184,10 @@ u64 load_value(const std::uint8_t* p, Type t) {
   return v;
 }
 
-u64 atomic_op(Mode m, Type t, u64 old, u64 b, u64 c) {
+}  // namespace
+
+// Also the element operation of the bulk reductions (ops_bulk_copy.cpp).
+std::uint64_t atomic_op(Mode m, Type t, std::uint64_t old, std::uint64_t b, std::uint64_t c) {
   const unsigned bits = type_bits(t);
   const u64 o = truncate(old, bits), x = truncate(b, bits);
   switch (m) {
@@ -242,6 +251,8 @@ u64 atomic_op(Mode m, Type t, u64 old, u64 b, u64 c) {
       return o;
   }
 }
+
+namespace {
 
 // Where a non-generic space keeps its bytes: the fast path for scalar accesses.
 // Null base means "ask Access::resolve" (global memory, or an out-of-range lane).
@@ -562,35 +573,6 @@ bool async_copy_spans(Ctx& c, const Instruction& i, const Access& dst, const Acc
 
 }  // namespace
 
-void mbarrier_complete_tx(Ctx& c, const Instruction& i, Space space, std::uint64_t a,
-                          std::uint64_t bytes, unsigned lane);  // ops_mbarrier.cpp
-
-namespace {
-
-// cp.async.bulk: each executing thread copies `size` bytes between global and
-// shared memory (or shared to another CTA's shared memory). The copy is done
-// at issue, so the transaction bytes complete on the mbarrier operand at once
-// and a bulk group has nothing left to wait for.
-void bulk_copy(Ctx& c, const Instruction& i) {
-  const bool from_shared = i.has(kBulkFromShared);
-  const Space dst_space = from_shared ? i.space : Space::SharedCluster;
-  Access dst{c, i, i.ops[0], dst_space, true};
-  Access src{c, i, i.ops[1], from_shared ? Space::Shared : Space::Global, false};
-  std::uint64_t ss[32];
-  const u64* size = c.src(i.ops[2], ss);
-  const bool mbarrier = i.nops > 3 && i.ops[3].kind == Operand::Kind::Address;
-  Access bar{c, i, mbarrier ? i.ops[3] : i.ops[0], Space::SharedCluster, true};
-  each_lane(c.mask, [&](unsigned l) {
-    const unsigned n = static_cast<unsigned>(size[l] & 0xffffffffu);
-    if (n % 16)
-      c.fault(l, i, "cp.async.bulk size " + std::to_string(n) + " is not a multiple of 16");
-    if (n) std::memmove(dst.resolve(l, dst.address(l), n), src.resolve(l, src.address(l), n), n);
-    if (mbarrier) mbarrier_complete_tx(c, i, Space::SharedCluster, bar.address(l), n, l);
-  });
-}
-
-}  // namespace
-
 SharedTarget shared_target(Executor::Cta::State& s, Space space, std::uint64_t a) {
   ClusterState& cl = *s.cluster;
   auto member = [&](std::uint64_t rank) -> Executor::Cta::State* {
@@ -696,11 +678,8 @@ bool exec_memory(Ctx& c, const Instruction& i) {
     }
     case Opcode::cp: {
       if (i.mode == Mode::MbArrive) return false;  // cp.async.mbarrier.arrive: ops_mbarrier.cpp
+      if (i.has(kBulk)) return exec_bulk(c, i);
       if (i.nops < 3 || i.ops[0].kind != Operand::Kind::Address) return true;  // commit/wait
-      if (i.has(kBulk)) {
-        bulk_copy(c, i);
-        return true;
-      }
       Access dst{c, i, i.ops[0], Space::Shared, true};
       Access src{c, i, i.ops[1], Space::Global, false};
       if (async_copy_spans(c, i, dst, src)) return true;

@@ -86,13 +86,12 @@ enum Flag : std::uint64_t {
   kExpectTx = 1ull << 32,
   kNoInc = 1ull << 33,
   kNoComplete = 1ull << 34,
-  kBulk = 1ull << 35,            // cp.async.bulk
-  kBulkFromShared = 1ull << 36,  // cp.async.bulk whose source is .shared::cta
-  kPlusOne = 1ull << 37,         // vmad.po
-  kShr7 = 1ull << 38,            // vmad.shr7
-  kShr15 = 1ull << 39,           // vmad.shr15
-  kRelu = 1ull << 40,            // cvt .relu (the fp8 forms)
-  kSatFinite = 1ull << 41,       // cvt .satfinite (the fp8 forms)
+  kBulk = 1ull << 35,       // the cp.async.bulk family (Instruction::bulk says which form)
+  kPlusOne = 1ull << 37,    // vmad.po
+  kShr7 = 1ull << 38,       // vmad.shr7
+  kShr15 = 1ull << 39,      // vmad.shr15
+  kRelu = 1ull << 40,       // cvt .relu (the fp8 forms)
+  kSatFinite = 1ull << 41,  // cvt .satfinite (the fp8 forms)
 };
 
 // What an atom/red instruction does, and a few other one-of-many modes.
@@ -265,6 +264,20 @@ struct SampleOp {
   Attr attr = Attr::None;
 };
 
+// A bulk copy (cp.async.bulk*, cp.reduce.async.bulk*): its direction, tensor form and
+// completion (decode_bulk.cpp; run by ops_bulk_copy.cpp).
+struct BulkOp {
+  enum class Kind : std::uint8_t { None, Copy, Prefetch, CommitGroup, WaitGroup };
+  Kind kind = Kind::None;
+  Space dst = Space::None, src = Space::None;
+  std::uint8_t dims = 0;  // tensor forms: 1-5; 0 for plain bulk copies
+  bool im2col = false;
+  bool mbarrier = false;  // .mbarrier::complete_tx::bytes (else .bulk_group)
+  bool multicast = false;
+  bool cache_hint = false;  // .L2::cache_hint: a trailing policy operand
+  Mode reduce = Mode::None;
+};
+
 struct Instruction {
   Opcode op = Opcode::Invalid;
   Type type = Type::None;   // the instruction type (last type suffix for most)
@@ -285,6 +298,7 @@ struct Instruction {
   Operand ops[6];
   MatrixOp matrix;          // wmma only
   SampleOp sample;          // tex, tld4, txq, suld, sust, suq
+  BulkOp bulk;              // cp.async.bulk*, cp.reduce.async.bulk*
   std::string text;         // the source statement, for error messages only
   std::string unsupported;  // why this form cannot run; empty when it can
   bool has(Flag f) const { return (flags & f) != 0; }

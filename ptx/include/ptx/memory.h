@@ -24,6 +24,9 @@ namespace cnuas::ptx {
 constexpr std::uint64_t kSharedWindow = 0x0000'0100'0000'0000ull;
 constexpr std::uint64_t kLocalWindow = 0x0000'0200'0000'0000ull;
 constexpr std::uint64_t kWindowSize = 0x0000'0001'0000'0000ull;
+// cvta.param: a kernel parameter's generic address (a __grid_constant__ parameter's, such as a
+// tensor map passed by value) is its offset in the parameter buffer above this.
+constexpr std::uint64_t kParamWindow = 0x0000'0400'0000'0000ull;
 constexpr std::uint64_t kGlobalBase = 0x0000'7000'0000'0000ull;
 // The GPU maps device memory in pages of this size.
 constexpr std::uint64_t kDevicePage = 2ull << 20;

@@ -115,6 +115,11 @@ cudaError_t cudaFuncSetAttribute(const void* func, int attr, int value) {
   }
   if (attr == 9)
     return value >= -1 && value <= 100 ? cudaSuccess : rt.record(cudaErrorInvalidValue);
+  if (attr == 14) {  // cudaFuncAttributeNonPortableClusterSizeAllowed: clusters of 9 to 16 CTAs
+    if (value != 0 && value != 1) return rt.record(cudaErrorInvalidValue);
+    k->non_portable_clusters = value != 0;
+    return cudaSuccess;
+  }
   return rt.unsupported("cudaFuncSetAttribute with this attribute");
 }
 

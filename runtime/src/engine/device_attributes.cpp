@@ -201,7 +201,7 @@ constexpr Row kRows[] = {
     {124, zero},  // DmaBufSupported: no
     {125, [](const Facts& f) { return f.p.ipcEventSupported; }},
     {126, [](const Facts&) { return kMemSyncDomains; }},  // MemSyncDomainCount
-    {127, zero},                                          // TensorMapAccessSupported: no
+    {127, [](const Facts&) { return 1; }},                // TensorMapAccessSupported: yes
     {128, zero},                                          // HandleTypeFabricSupported: no
     {129, [](const Facts& f) { return f.p.unifiedFunctionPointers; }},
     {130, [](const Facts& f) { return f.p.deviceNumaConfig; }},

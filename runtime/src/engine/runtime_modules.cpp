@@ -23,6 +23,8 @@
 namespace cnuas::cuda {
 namespace {
 
+constexpr std::uint64_t kMaxPortableCluster = 8, kMaxNonPortableCluster = 16;
+
 // The CUDA error a kernel fault stands for, from the engine's message.
 cudaError_t fault_code(const std::string& message) {
   // First: the asserted expression (in the message) may hold any words.
@@ -290,6 +292,14 @@ cudaError_t Runtime::check_launch(Kernel& k, const LaunchRequest& r,
                                               std::max(1u, f->max_threads[2])) {
     return record(cudaErrorLaunchOutOfResources);
   }
+  // Cluster sizes (CUDA programming guide, thread block clusters): 8 CTAs is the portable
+  // maximum; an H100 runs 16 when the kernel opts in to non-portable sizes.
+  const std::uint64_t cluster =
+      std::uint64_t{r.cluster.x} * r.cluster.y * r.cluster.z > 1
+          ? std::uint64_t{r.cluster.x} * r.cluster.y * r.cluster.z
+          : std::uint64_t{f->cluster_dims[0]} * f->cluster_dims[1] * f->cluster_dims[2];
+  if (cluster > (k.non_portable_clusters ? kMaxNonPortableCluster : kMaxPortableCluster))
+    return record(cudaErrorInvalidClusterSize);
   const std::size_t max_dynamic =
       k.max_dynamic_shared >= 0
           ? static_cast<std::size_t>(k.max_dynamic_shared)
