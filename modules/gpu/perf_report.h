@@ -21,7 +21,7 @@ struct ReportedKernel {
   std::string device;  // the GPU element it ran on
 };
 
-constexpr std::size_t kMaxColumns = 256;
+constexpr std::size_t kMaxColumns = 128;
 
 // DRAM efficiency of each channel in `c`: the data-bus time of its banks over
 // the time they had requests (sum over banks of each); -1 where never busy.
