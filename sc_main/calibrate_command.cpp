@@ -177,7 +177,7 @@ int validate(const std::vector<std::string>& args) {
   write_calibration(calibration_path, c);
 
   // Pictures: training points too, when the training file is still there.
-  std::vector<Point> train_points, heldout_points, residual_points;
+  std::vector<Point> train_points, heldout_points, residual_points, relative_points;
   if (std::filesystem::exists(c.training_file)) {
     const ObservationSet train = read_observations(c.training_file);
     const std::vector<double> tx = analytic_times(probe, train);
@@ -187,6 +187,7 @@ int validate(const std::vector<std::string>& args) {
   for (std::size_t i = 0; i < x.size(); ++i) {
     heldout_points.push_back({y[i] * 1e6, predicted[i] * 1e6});
     residual_points.push_back({x[i] * 1e6, residual[i] * 1e6});
+    relative_points.push_back({x[i] * 1e6, relative[i] * 100});
   }
   if (plots_dir.empty()) plots_dir = std::filesystem::path(calibration_path).parent_path().string();
   if (plots_dir.empty()) plots_dir = ".";
@@ -194,15 +195,21 @@ int validate(const std::vector<std::string>& args) {
   const std::string stem = std::filesystem::path(calibration_path).stem().string();
   const std::string fit_svg = plots_dir + "/" + stem + ".predicted-vs-measured.svg";
   const std::string residual_svg = plots_dir + "/" + stem + ".residuals.svg";
+  const std::string relative_svg = plots_dir + "/" + stem + ".relative-residuals.svg";
   std::ofstream(fit_svg) << scatter_svg(
       fmt::format("{} on {}: calibrated prediction vs measurement", c.component, c.target),
-      "measured (us)", "predicted (us)",
+      {"measured (us)"}, {"predicted (us)"},
       {{"training", "#1f77b4", train_points}, {"held-out", "#d62728", heldout_points}}, true,
       false);
   std::ofstream(residual_svg) << scatter_svg(
       fmt::format("held-out residuals (predicted - measured), MAPE {:.3g} %", v.heldout.mape),
-      "analytic time (us)", "residual (us)", {{"held-out", "#d62728", residual_points}}, false,
-      true);
+      {"analytic time (us)"}, {"residual (us)", Scale::Linear},
+      {{"held-out", "#d62728", residual_points}}, false, true);
+  std::ofstream(relative_svg) << scatter_svg(
+      fmt::format("held-out relative residuals (judged by the adequacy test): {}",
+                  v.adequate ? "affine form adequate" : "affine form inadequate"),
+      {"analytic time (us)"}, {"(predicted - measured) / measured (%)", Scale::Linear},
+      {{"held-out", "#d62728", relative_points}}, false, true);
   if (!report_path.empty()) {
     nlohmann::ordered_json report = {
         {"component", c.component},

@@ -82,7 +82,8 @@ int exec_command(const std::vector<std::string>& args) {
       "per-kernel timing, KERNEL=MODE,KERNEL=MODE")(
       "gpu-arch", po::value(&gpu_arch),
       "performance-model architecture: h100-sxm, h200-sxm, gtx-1080-ti or a YAML path")(
-      "gpu-sample", po::value(&gpu_sample), "performance model: SM cycles per time-series sample")(
+      "gpu-sample", po::value(&gpu_sample),
+      "performance model: SM cycles per time-series sample (default: chosen per kernel)")(
       "gpu-compute-capability", po::value(&gpu_compute_capability),
       "the compute capability every GPU reports, MAJOR.MINOR (13.0 for cuBLAS and cuDNN)")(
       "gpu-stats", po::value(&gpu_stats), "write the performance model's statistics as JSON")(

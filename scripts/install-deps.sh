@@ -2,7 +2,8 @@
 # Installs the Debian packages Cnuas needs, only those that are missing.
 set -euo pipefail
 packages=(cmake g++ make pkg-config libsystemc-dev libyaml-cpp-dev libboost-program-options-dev
-          libgtest-dev libfmt-dev nlohmann-json3-dev libzstd-dev liblz4-dev libxxhash-dev gtkwave)
+          libgtest-dev libfmt-dev nlohmann-json3-dev libzstd-dev liblz4-dev libxxhash-dev gtkwave
+          chromium)  # chromium: the tests render the SVG pictures in it (they skip without it)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

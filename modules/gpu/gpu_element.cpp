@@ -57,8 +57,10 @@ const Schema& Gpu::schema() {
           .text("architecture", "h100-sxm",
                 "the performance model's part: a built-in name (h100-sxm, h200-sxm, "
                 "gtx-1080-ti) or a profiles/gpu-arch/*.yaml path")
-          .integer("sample_cycles", 1000, "performance model: SM cycles per time-series sample", 1,
-                   1000000000)
+          .integer("sample_cycles", 0,
+                   "performance model: SM cycles per time-series sample (0: chosen per "
+                   "kernel, 257 to 512 samples of a long kernel)",
+                   0, 1000000000)
           .needs_one_of(
               {WorkDim::Flops, WorkDim::Bytes, WorkDim::WarpInstructions, WorkDim::DeviceTime});
   return s;

@@ -173,8 +173,8 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
   for (auto& sm : t.sms) sm->begin(start);
   try {
     t.dispatch(start);
-    while (t.events.run_one()) {
-    }
+    // Between events no module holds a window, so automatic sampling may merge them.
+    while (t.events.run_one()) t.stats.coarsen_if_automatic();
   } catch (...) {
     // A fault leaves warps and requests in flight: this model's state is spent.
     t.failed = kernel;
@@ -198,6 +198,11 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
   result.cycles = end - start;
   result.time_ps = clock.ps(end) - clock.ps(start);
   result.ctas = static_cast<std::uint32_t>(t.launch.count);
+  result.grid = config.grid;
+  result.block = config.block;
+  result.warps_per_cta = t.launch.shape.warps;
+  result.registers_per_thread = t.arch.sm.registers_per_thread;
+  result.shared_bytes = t.launch.shape.shared_bytes;
   result.total = t.stats.total();
   result.windows = t.stats.windows();
   result.sample_cycles = t.stats.sample_cycles();

@@ -28,15 +28,22 @@ struct KernelRun {
   std::uint64_t time_ps = 0;  // the same, in picoseconds
   std::uint32_t ctas = 0;
   std::uint32_t ctas_per_sm = 0;  // occupancy limit
+  // The launch configuration as the model saw it.
+  ptx::Dim3 grid, block;
+  std::uint32_t warps_per_cta = 0;
+  std::uint32_t registers_per_thread = 0;  // the profile's assumption (PTX registers are virtual)
+  std::uint32_t shared_bytes = 0;          // per CTA, static and dynamic
   Counters total;
-  std::deque<Counters> windows;  // one per sample_cycles SM cycles
-  std::uint64_t sample_cycles = 0;
+  std::deque<Counters> windows;     // one per sample_cycles SM cycles
+  std::uint64_t sample_cycles = 0;  // chosen from the kernel's length when built with 0
 };
 
 class PerformanceGpu {
  public:
   // Builds the modules under a top module named `name`; call before the
   // SystemC elaboration ends (or in a program that never calls sc_start).
+  // `sample_cycles` 0: each kernel's sampling interval is chosen from its
+  // length (PerfRecorder::kAutoMaxWindows).
   PerformanceGpu(const std::string& name, ArchConfig arch, std::uint64_t sample_cycles = 1000);
   ~PerformanceGpu();
   PerformanceGpu(const PerformanceGpu&) = delete;

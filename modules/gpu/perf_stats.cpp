@@ -52,7 +52,8 @@ PerfRecorder::PerfRecorder(const ArchConfig& arch, std::uint64_t sample_cycles)
     : sms_(arch.sm.count),
       channels_(arch.dram.channels),
       banks_(arch.dram.channels * arch.dram.banks),
-      sample_cycles_(std::max<std::uint64_t>(1, sample_cycles)),
+      automatic_(sample_cycles == 0),
+      sample_cycles_(automatic_ ? kAutoFirstCycles : sample_cycles),
       sm_clock_(arch.sm.clock_hz) {
   total_.resize(sms_, channels_, banks_);
 }
@@ -62,6 +63,21 @@ void PerfRecorder::reset(std::uint64_t base) {
   total_ = Counters{};
   total_.resize(sms_, channels_, banks_);
   windows_.clear();
+  if (automatic_) sample_cycles_ = kAutoFirstCycles;
+}
+
+void PerfRecorder::coarsen_if_automatic() {
+  while (automatic_ && windows_.size() > kAutoMaxWindows) {
+    // Window i of the doubled interval covers old windows 2i and 2i+1 (both
+    // start at base_, so the boundaries line up).
+    std::deque<Counters> merged;
+    for (std::size_t i = 0; i < windows_.size(); i += 2) {
+      merged.push_back(std::move(windows_[i]));
+      if (i + 1 < windows_.size()) merged.back().add(windows_[i + 1]);
+    }
+    windows_ = std::move(merged);
+    sample_cycles_ *= 2;
+  }
 }
 
 Counters& PerfRecorder::at_cycle(std::uint64_t cycle) {

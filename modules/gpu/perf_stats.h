@@ -44,7 +44,13 @@ struct Counters {
 
 class PerfRecorder {
  public:
+  // `sample_cycles` 0: automatic. Windows start kAutoFirstCycles long and, while
+  // a kernel runs, adjacent pairs merge (doubling the interval) whenever there
+  // are more than kAutoMaxWindows: a kernel longer than kAutoFirstCycles x
+  // kAutoMaxWindows cycles ends with 257 to 512 windows of 8 x 2^k cycles.
   PerfRecorder(const ArchConfig& arch, std::uint64_t sample_cycles);
+  static constexpr std::uint64_t kAutoFirstCycles = 8;
+  static constexpr std::size_t kAutoMaxWindows = 512;
 
   // Starts a kernel at SM cycle `base`: counters and windows start empty.
   void reset(std::uint64_t base);
@@ -53,6 +59,11 @@ class PerfRecorder {
   const Counters& total() const { return total_; }
   const std::deque<Counters>& windows() const { return windows_; }
   std::uint64_t sample_cycles() const { return sample_cycles_; }
+  bool automatic() const { return automatic_; }
+  // With automatic sampling, merges windows pairwise until at most
+  // kAutoMaxWindows remain. Invalidates references to windows: call it only
+  // where no module holds one (between events).
+  void coarsen_if_automatic();
 
   // The window counters for SM cycle `cycle` / time `ps`.
   Counters& at_cycle(std::uint64_t cycle);
@@ -72,6 +83,7 @@ class PerfRecorder {
   void split_cycles(std::uint64_t first, std::uint64_t count, F add);
 
   std::uint32_t sms_, channels_, banks_;
+  bool automatic_;
   std::uint64_t sample_cycles_;
   std::uint64_t base_ = 0;
   Clock sm_clock_;

@@ -11,6 +11,7 @@
 #include "calibration/analytic.h"
 #include "calibration/calibration_file.h"
 #include "core/kernel/run_context.h"
+#include "core/outputs/counter_tracks.h"
 #include "core/outputs/stats.h"
 #include "core/outputs/waveforms.h"
 #include "core/outputs/wording.h"
@@ -418,7 +419,8 @@ void Simulation::write_outputs() const {
     }
     if (!options_.perfetto_path.empty()) {
       auto out = open_output(options_.perfetto_path);
-      write_trace_perfetto(out, context.header, context.trace(), ordered, names);
+      const std::vector<CounterTrack> counters = element_counter_tracks(context);
+      write_trace_perfetto(out, context.header, context.trace(), ordered, names, &counters);
     }
   }
   if (!options_.stats_path.empty()) {

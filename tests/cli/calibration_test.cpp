@@ -59,6 +59,10 @@ TEST(Calibration, FitRecoversAAndBAndValidationScoresHeldOut) {
   EXPECT_TRUE(j["affine_adequate"].get<bool>());
   EXPECT_TRUE(std::filesystem::exists(c.dir + "/link-cal.predicted-vs-measured.svg"));
   EXPECT_TRUE(std::filesystem::exists(c.dir + "/link-cal.residuals.svg"));
+  // The relative residuals the adequacy test judges, with its verdict in the title.
+  const std::string relative = read_file(c.dir + "/link-cal.relative-residuals.svg");
+  EXPECT_NE(relative.find("(predicted - measured) / measured (%)"), std::string::npos);
+  EXPECT_NE(relative.find("affine form adequate"), std::string::npos);
   EXPECT_NE(read_file(c.file).find("heldout_error"), std::string::npos);
 }
 

@@ -192,6 +192,42 @@ TEST(Power, VcdCarriesRackPowerInMilliwatts) {
   EXPECT_EQ(vcd_value(text, "platform_mW", 16 * ms), 0u);
 }
 
+// Counter tracks in the Perfetto trace: one 1-lane element (500 W idle, +1000 W
+// while busy) given three 10 ms operations at once (10 GFLOP at 1 TFLOP/s):
+// they run back to back over [0, 30) ms. Power: 1500 W from 0, 500 W from 30 ms.
+// Queue depth: 2 waiting at 0, 1 from 10 ms, 0 from 20 ms.
+TEST(Power, PerfettoHasPowerAndQueueDepthCountersPerElement) {
+  const std::string platform =
+      "platform: counters\n"
+      "elements:\n"
+      "  - {name: gpu, type: cnuas.compute, set: {lanes: 1, rate: 1 TFLOP/s, idle_power: 500 W, "
+      "active_power: 1000 W}}\n"
+      "workload:\n"
+      "  operations:\n"
+      "    - {name: a, path: [gpu], dims: {flops: 10 GFLOP}}\n"
+      "    - {name: b, path: [gpu], dims: {flops: 10 GFLOP}}\n"
+      "    - {name: c, path: [gpu], dims: {flops: 10 GFLOP}}\n";
+  const std::string out = scratch_dir() + "/counters.perfetto.json";
+  CommandResult r =
+      run_cnuas("run " + write_file("counters.yaml", platform) + " --perfetto " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json p = json::parse(read_file(out));
+  int gpu_pid = -1;
+  for (const json& e : p["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == "counters.gpu")
+      gpu_pid = e["pid"];
+  ASSERT_NE(gpu_pid, -1) << p.dump();
+  std::vector<std::pair<double, double>> power, queue;  // (us, value)
+  for (const json& e : p["traceEvents"]) {
+    if (e["ph"] != "C") continue;
+    EXPECT_EQ(e["pid"], gpu_pid);
+    if (e["name"] == "power") power.emplace_back(e["ts"], e["args"]["W"]);
+    if (e["name"] == "queue depth") queue.emplace_back(e["ts"], e["args"]["stages"]);
+  }
+  EXPECT_EQ(power, (std::vector<std::pair<double, double>>{{0, 1500}, {30000, 500}}));
+  EXPECT_EQ(queue, (std::vector<std::pair<double, double>>{{0, 2}, {10000, 1}, {20000, 0}}));
+}
+
 TEST(Power, SupplyEventsAreChecked) {
   std::string p = rack_platform("1 J");
   std::string bad = p;

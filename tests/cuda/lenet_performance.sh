@@ -34,4 +34,10 @@ if [ "$pictures" -ne "$kernels" ]; then
   echo "check failed: $pictures per-SM IPC pictures in the report for $kernels kernels"
   exit 1
 fi
+# The size budget: each kernel's pictures under 250 KB.
+for first in "$out"/report/k*-sm-ipc.svg; do
+  prefix=${first%-sm-ipc.svg}
+  bytes=$(cat "$prefix"-*.svg | wc -c)
+  [ "$bytes" -lt 256000 ] || { echo "check failed: ${prefix##*/} pictures weigh $bytes bytes"; exit 1; }
+done
 echo "GPU statistics and the HTML report name $kernels kernels, cuDNN's and cuBLAS's among them"

@@ -19,7 +19,10 @@ cmp "$out/gpu1.json" "$out/gpu2.json"
 grep -q '"kernels": 2' "$out/gpu1.json"  # the run's figures for the GPU
 grep -q '"kernel": "_Z13reduce_kernelPKiiPi"' "$out/gpu1.json"
 test -s "$out/report/index.html"
-[ "$(ls "$out"/report/*.svg | wc -l)" = 12 ]
+[ "$(ls "$out"/report/*.svg | wc -l)" = 14 ]  # 7 pictures per kernel
+# The report's size budget: well under 500 KB for this program.
+report_bytes=$(cat "$out"/report/* | wc -c)
+[ "$report_bytes" -lt 512000 ] || { echo "report of $report_bytes bytes, over 500 KB"; exit 1; }
 # The first kernel's time in the model against the program's event timing.
 model_ps=$(grep -m1 '"time_ps"' "$out/gpu1.json" | tr -dc '0-9')
 event_ms=$(sed -n 's/^reduce_ms=//p' "$out/out1.txt")

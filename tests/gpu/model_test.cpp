@@ -207,7 +207,7 @@ TEST(GpuReport, WritesAnHtmlPageAndOneSvgPerChart) {
     EXPECT_NE(svg.find("</svg>"), std::string::npos) << e.path();
     EXPECT_NE(html.find(e.path().filename().string()), std::string::npos);
   }
-  EXPECT_EQ(charts, 6);
+  EXPECT_EQ(charts, 7);  // six charts over time and the per-bank DRAM picture
 }
 
 }  // namespace

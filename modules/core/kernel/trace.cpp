@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/kernel/operation.h"
+#include "core/outputs/counter_tracks.h"
 
 namespace cnuas {
 
@@ -143,7 +144,8 @@ void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const Trace
 }
 
 void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const TraceSink& sink,
-                          const std::vector<std::uint64_t>& ordered, const TraceNames& names) {
+                          const std::vector<std::uint64_t>& ordered, const TraceNames& names,
+                          const std::vector<CounterTrack>* counters) {
   fmt::memory_buffer buf;
   auto put = [&](auto&&... args) { fmt::format_to(std::back_inserter(buf), args...); };
   put("{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"platform\":\"{}\",\"class\":\"{}\"}},"
@@ -166,6 +168,14 @@ void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const Tr
           c + 1, lane, names.lane_name ? names.lane_name(c, lane) : fmt::format("lane {}", lane));
     }
   }
+  for (const CounterTrack& track : counters ? *counters : std::vector<CounterTrack>{})
+    for (const auto& [at_ps, value] : track.points) {
+      sep();
+      put("{{\"ph\":\"C\",\"cat\":\"counter\",\"name\":\"{}\",\"pid\":{},\"ts\":{},\"args\":{{"
+          "\"{}\":{}}}}}\n",
+          track.name, track.component + 1, ps_to_us_text(at_ps), track.unit,
+          track.unit == "W" ? microwatts_text(value) : std::to_string(value));
+    }
   for (std::uint64_t seq : ordered) {
     sep();
     if (seq >= sink.size()) {

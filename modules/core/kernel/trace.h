@@ -15,6 +15,7 @@
 namespace cnuas {
 
 struct Operation;
+struct CounterTrack;
 
 // 48 bytes; the booking sequence number is the event's position in the sink.
 // One event per lane a stage holds: a stage on an element with engines (a NIC
@@ -131,8 +132,10 @@ void drop_untraced_stages(std::vector<std::uint64_t>& ordered, const TraceSink& 
 
 void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const TraceSink& sink,
                        const std::vector<std::uint64_t>& ordered, const TraceNames& names);
+// `counters`: counter tracks ("ph":"C") per element, written after the names.
 void write_trace_perfetto(std::ostream& out, const TraceHeader& header, const TraceSink& sink,
-                          const std::vector<std::uint64_t>& ordered, const TraceNames& names);
+                          const std::vector<std::uint64_t>& ordered, const TraceNames& names,
+                          const std::vector<CounterTrack>* counters = nullptr);
 
 // "12.345678" microseconds, exactly, from picoseconds (Perfetto's unit).
 std::string ps_to_us_text(std::uint64_t ps);
