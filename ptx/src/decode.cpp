@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fp8.h"
+#include "wgmma_decode.h"
 
 namespace cnuas::ptx {
 namespace {
@@ -332,6 +333,10 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
     decode_wmma(parts, inst);
     return true;
   }
+  if (inst.op == Opcode::wgmma) {
+    decode_wgmma(parts, inst);
+    return true;
+  }
   std::vector<Type> types;
   for (std::size_t k = 1; k < parts.size(); ++k) {
     const std::string& m = parts[k];
@@ -618,6 +623,7 @@ void check_supported(Instruction& inst) {
                                             Opcode::mapa,
                                             Opcode::getctarank,
                                             Opcode::mma,
+                                            Opcode::wgmma,
                                             Opcode::ldmatrix,
                                             Opcode::stmatrix,
                                             Opcode::movmatrix,
