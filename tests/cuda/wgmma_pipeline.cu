@@ -13,7 +13,10 @@
 // --mma-sync: the same producer and ring, consumed by ldmatrix + mma.sync m16n8k16 warps
 // instead (the sm_80 way), for comparison.
 // Usage: wgmma_pipeline [M N K] (multiples of 128, 128, 64; default 256 256 256)
-// [--mma-sync] [--no-check]. Checks every element against a host GEMM (exact: small inputs).
+// [--mma-sync | --resident] [--no-check]. --resident loads only the first four k-tiles and
+// cycles over them (D = sum over k of A[:, k mod 256] B[k mod 256, :]): the tensor cores'
+// own throughput, without memory traffic. Checks every element against a host GEMM (exact:
+// small inputs).
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -82,9 +85,11 @@ struct alignas(1024) Ring {
 };
 
 // a_tiles: (M / 128) x (K / 64) packed tiles; b_tiles: (N / 128) x (K / 64).
+// resident: only the first kStages k-tiles are loaded and the K loop cycles over them in
+// shared memory (no memory traffic after the first stages: the tensor cores' own rate).
 __global__ void __launch_bounds__(kThreads) gemm(const unsigned char* a_tiles,
                                                   const unsigned char* b_tiles, float* d, int n,
-                                                  int k) {
+                                                  int k, bool resident) {
   extern __shared__ unsigned char raw[];
   Ring& ring = *reinterpret_cast<Ring*>(
       (reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
@@ -102,7 +107,7 @@ __global__ void __launch_bounds__(kThreads) gemm(const unsigned char* a_tiles,
   if (group == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (threadIdx.x == 0) {
-      for (int t = 0; t < k_tiles; ++t) {
+      for (int t = 0; t < (resident ? kStages : k_tiles); ++t) {
         const int s = t % kStages, phase = (t / kStages) & 1;
         mbar_wait(&ring.empty[s], phase ^ 1);  // a fresh barrier passes parity 1 at once
         mbar_expect_tx(&ring.full[s], 2 * kTileBytes);
@@ -118,14 +123,14 @@ __global__ void __launch_bounds__(kThreads) gemm(const unsigned char* a_tiles,
   const uint32_t rows = (group - 1) * 64 * 128;  // this warpgroup's 64 rows of the A tile
   for (int t = 0; t < k_tiles; ++t) {
     const int s = t % kStages;
-    mbar_wait(&ring.full[s], (t / kStages) & 1);
+    if (!resident || t < kStages) mbar_wait(&ring.full[s], (t / kStages) & 1);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
     for (int step = 0; step < kTileK / 16; ++step)
       mma_m64n128k16(acc, descriptor_128b(smem_address(ring.a[s]) + rows + 32 * step),
                      descriptor_128b(smem_address(ring.b[s]) + 32 * step));
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-    if (t > 0) mbar_arrive(&ring.empty[(t - 1) % kStages]);  // its wgmmas have finished
+    if (t > 0 && !resident) mbar_arrive(&ring.empty[(t - 1) % kStages]);  // its wgmmas are done
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
   const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
@@ -246,7 +251,7 @@ static std::vector<unsigned char> pack(int rows, int k, int salt, bool transpose
 
 int main(int argc, char** argv) {
   int m = 256, n = 256, k = 256;
-  bool check = true, mma_sync_kernel = false;
+  bool check = true, mma_sync_kernel = false, resident = false;
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -254,6 +259,8 @@ int main(int argc, char** argv) {
       check = false;
     else if (arg == "--mma-sync")
       mma_sync_kernel = true;
+    else if (arg == "--resident")
+      resident = true;
     else
       args.push_back(arg);
   }
@@ -269,19 +276,25 @@ int main(int argc, char** argv) {
   CUDA_OK(cudaMemcpy(da, a.data(), a.size(), cudaMemcpyHostToDevice));
   CUDA_OK(cudaMemcpy(db, b.data(), b.size(), cudaMemcpyHostToDevice));
   const int smem = sizeof(Ring) + 1024;
-  auto* kernel = mma_sync_kernel ? gemm_mma_sync : gemm;
-  CUDA_OK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  CHECK(!(resident && mma_sync_kernel));
+  CUDA_OK(cudaFuncSetAttribute(gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  CUDA_OK(cudaFuncSetAttribute(gemm_mma_sync, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   cudaEvent_t start, stop;
   CUDA_OK(cudaEventCreate(&start));
   CUDA_OK(cudaEventCreate(&stop));
   CUDA_OK(cudaEventRecord(start));
-  kernel<<<dim3(n / kTileN, m / kTileM), kThreads, smem>>>(da, db, dd, n, k);
+  const dim3 grid(n / kTileN, m / kTileM);
+  if (mma_sync_kernel)
+    gemm_mma_sync<<<grid, kThreads, smem>>>(da, db, dd, n, k);
+  else
+    gemm<<<grid, kThreads, smem>>>(da, db, dd, n, k, resident);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaEventRecord(stop));
   CUDA_OK(cudaEventSynchronize(stop));
   float ms = 0;
   CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
-  std::printf("%s GEMM %dx%dx%d: %.6f ms, %.1f TFLOPS\n", mma_sync_kernel ? "mma.sync" : "wgmma",
+  std::printf("%s GEMM %dx%dx%d: %.6f ms, %.1f TFLOPS\n",
+              mma_sync_kernel ? "mma.sync" : resident ? "wgmma (resident operands)" : "wgmma",
               m, n, k, ms,
               2.0 * m * n * k / (ms * 1e-3) / 1e12);
   if (check) {
@@ -291,7 +304,10 @@ int main(int argc, char** argv) {
     for (int r = 0; r < m; ++r)
       for (int c = 0; c < n; ++c) {
         double want = 0;
-        for (int i = 0; i < k; ++i) want += double(value(r, i, 1)) * value(i, c, 2);
+        for (int i = 0; i < k; ++i) {
+          const int kk = resident ? i % (kStages * kTileK) : i;  // resident: the first stages
+          want += double(value(r, kk, 1)) * value(kk, c, 2);
+        }
         if (got[size_t(r) * n + c] != want && ++bad <= 3)
           std::fprintf(stderr, "D[%d][%d] = %g, expected %g\n", r, c, got[size_t(r) * n + c],
                        want);
