@@ -75,6 +75,10 @@ void read_sm(const Fields& f, SmConfig& sm) {
     sm.pipes[i].latency = f.u32(pipe_field(u, "latency"));
     sm.pipes[i].interval = f.u32(pipe_field(u, "interval"));
   }
+  sm.wgmma.f16 = f.u32("sm.wgmma.f16");
+  sm.wgmma.tf32 = f.u32("sm.wgmma.tf32");
+  sm.wgmma.fp8 = f.u32("sm.wgmma.fp8");
+  sm.wgmma.int8 = f.u32("sm.wgmma.int8");
 }
 
 void read_l1(const Fields& f, L1Config& l1) {

@@ -41,6 +41,12 @@ struct SmConfig {
   std::uint32_t max_cluster_non_portable =
       1;  // with cudaFuncAttributeNonPortableClusterSizeAllowed
   std::array<PipeTiming, kUnits> pipes{};
+  // Warpgroup MMA (wgmma) dense throughput per SM per cycle, in FLOP (OPs for
+  // integers), by input type; 0: no warpgroup tensor cores (wgmma then takes the
+  // tensor pipe like mma.sync).
+  struct WgmmaRates {
+    std::uint32_t f16 = 0, tf32 = 0, fp8 = 0, int8 = 0;
+  } wgmma;
 };
 
 struct L1Config {

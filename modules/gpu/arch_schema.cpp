@@ -40,6 +40,12 @@ void declare_sm(Schema& s) {
         .integer(pipe + "interval", std::nullopt,
                  "cycles before the same scheduler's pipe takes another warp", 1, kMaxCycles);
   }
+  for (const char* t : {"f16", "tf32", "fp8", "int8"})
+    s.integer(fmt::format("sm.wgmma.{}", t), 0,
+              fmt::format("dense wgmma throughput per SM per cycle with {} inputs, in FLOP "
+                          "(0: no warpgroup tensor cores)",
+                          t),
+              0, 1u << 20);
 }
 
 void declare_l1(Schema& s) {

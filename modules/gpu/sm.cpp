@@ -40,7 +40,8 @@ Sm::Sm(sc_core::sc_module_name name, std::uint32_t index, const ArchConfig& arch
       scheduler_warps_(arch.sm.schedulers),
       last_issued_(arch.sm.schedulers, kNone),
       reason_(arch.sm.schedulers, Stall::Idle),
-      pipe_free_(arch.sm.schedulers) {
+      pipe_free_(arch.sm.schedulers),
+      tensor_free_(arch.sm.schedulers, 0) {
   to_l1.register_nb_transport_bw(this, &Sm::nb_transport_bw);
   for (auto& p : pipe_free_) p.fill(0);
 }
@@ -82,6 +83,8 @@ void Sm::launch(std::unique_ptr<ptx::Executor::Cta> cta, const CtaShape& shape,
     std::fill(ws.ready.begin(), ws.ready.end(), 0);
     std::fill(ws.from_memory.begin(), ws.from_memory.end(), 0);
     ws.carry_ready = 0;
+    ws.wgmma_open = 0;
+    ws.wgmma_groups.clear();
     scheduler_warps_[s % arch_.sm.schedulers].push_back(s);
   }
   wake(cycle);
@@ -211,6 +214,9 @@ bool Sm::cycle(std::uint64_t c, std::uint64_t* next) {
         for (std::int32_t r : d.writes()) check(r);
         if ((d.reads_carry || d.writes_carry) && w.carry_ready > c)
           need = std::max(need, w.carry_ready);
+        // wgmma.wait_group n: the groups older than the newest n must have finished.
+        if (d.wgmma == WarpDeps::Wgmma::Wait && w.wgmma_groups.size() > d.wgmma_wait)
+          need = std::max(need, w.wgmma_groups[w.wgmma_groups.size() - d.wgmma_wait - 1]);
         if (need > c) {
           why = memory ? Stall::Memory : Stall::DataHazard;
           when = need;
@@ -281,7 +287,9 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
       if (!other.waiting && blocked_[k] == Stall::Barrier) not_before_[k] = 0;
     }
   }
-  if (d.unit == Unit::Memory && rec.active) {
+  if (d.wgmma != WarpDeps::Wgmma::None && arch_.sm.wgmma.f16 != 0) {
+    issue_wgmma(w, d, s, c);
+  } else if (d.unit == Unit::Memory && rec.active) {
     memory(w, d, base, rec, c);
   } else {
     const PipeTiming& p = arch_.sm.pipes[u];
@@ -302,6 +310,49 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
   w.base = w.cta->register_base(w.warp);
   // Lanes split off at a barrier wait once the warp's other lanes finish.
   w.waiting = w.cta->warp_waiting(w.warp);
+}
+
+std::uint64_t Sm::wgmma_cycles(const WarpDeps& d) const {
+  const SmConfig::WgmmaRates& r = arch_.sm.wgmma;
+  const std::uint64_t per_sm = d.wgmma_input == WarpDeps::WgmmaInput::Tf32   ? r.tf32
+                               : d.wgmma_input == WarpDeps::WgmmaInput::Fp8  ? r.fp8
+                               : d.wgmma_input == WarpDeps::WgmmaInput::Int8 ? r.int8
+                                                                             : r.f16;
+  // Each sub-partition's tensor core does its share of the SM's rate.
+  const std::uint64_t per_core = std::max<std::uint64_t>(1, per_sm / arch_.sm.schedulers);
+  return (d.wgmma_flops + per_core - 1) / per_core;
+}
+
+// wgmma runs on the tensor core of the warp's sub-partition, asynchronously: the
+// warp goes on issuing while its share works through the core's queue, which
+// takes wgmmas in order, each wgmma_cycles() long; the result is there a tensor
+// pipe latency after its last cycle. The accumulator registers are not
+// scoreboarded (the next wgmma on the same accumulator chains inside the core);
+// wait_group is what waits for them.
+void Sm::issue_wgmma(WarpSlot& w, const WarpDeps& d, std::uint32_t s, std::uint64_t c) {
+  const std::size_t tensor = static_cast<std::size_t>(Unit::Tensor);
+  pipe_free_[s][tensor] = std::max(pipe_free_[s][tensor], c + 1);
+  switch (d.wgmma) {
+    case WarpDeps::Wgmma::Mma: {
+      const std::uint64_t start = std::max(c, tensor_free_[s]);
+      tensor_free_[s] = start + wgmma_cycles(d);
+      w.wgmma_open = std::max(w.wgmma_open, tensor_free_[s] + arch_.sm.pipes[tensor].latency);
+      break;
+    }
+    case WarpDeps::Wgmma::Commit:
+      // Groups finish in order: a group finishes no earlier than the one before it.
+      w.wgmma_groups.push_back(
+          std::max({w.wgmma_open, c, w.wgmma_groups.empty() ? 0 : w.wgmma_groups.back()}));
+      w.wgmma_open = 0;
+      break;
+    case WarpDeps::Wgmma::Wait:
+      if (w.wgmma_groups.size() > d.wgmma_wait)
+        w.wgmma_groups.erase(w.wgmma_groups.begin(),
+                             w.wgmma_groups.end() - static_cast<std::ptrdiff_t>(d.wgmma_wait));
+      break;
+    default:
+      break;
+  }
 }
 
 void Sm::set_ready(WarpSlot& w, const WarpDeps& d, std::uint32_t base, std::uint64_t cycle,

@@ -106,6 +106,11 @@ class Sm : public sc_core::sc_module, public EventTarget {
   std::vector<std::uint32_t> last_issued_;                    // per scheduler, or ~0u
   std::vector<Stall> reason_;                                 // per scheduler, last cycle evaluated
   std::vector<std::array<std::uint64_t, kUnits>> pipe_free_;  // per scheduler and unit
+  std::vector<std::uint64_t> tensor_free_;  // per scheduler: its tensor core's wgmma queue ends
+  // The cycles a wgmma of this warp's share keeps its sub-partition's tensor core busy.
+  std::uint64_t wgmma_cycles(const WarpDeps& d) const;
+  // wgmma issue: queues mma_async on the tensor core, closes a group, retires waited groups.
+  void issue_wgmma(WarpSlot& w, const WarpDeps& d, std::uint32_t scheduler, std::uint64_t cycle);
   std::uint64_t lsu_free_ = 0;
   std::uint32_t resident_ctas_ = 0, used_warps_ = 0, used_registers_ = 0, used_shared_ = 0;
   std::uint64_t age_ = 0;

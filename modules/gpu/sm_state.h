@@ -23,6 +23,10 @@ struct Sm::WarpSlot {
   const WarpDeps* deps = nullptr;  // of the next instruction, once peeked
   std::uint32_t base = 0;          // its register base, with deps
   bool waiting = false;            // at a barrier (refreshed when a barrier instruction issues)
+  // wgmma in flight: the cycle the uncommitted wgmmas finish, and per committed group not yet
+  // waited for, the cycle it finishes (oldest first; a warp's tensor core works in order).
+  std::uint64_t wgmma_open = 0;
+  std::vector<std::uint64_t> wgmma_groups;
 };
 
 struct Sm::CtaSlot {

@@ -85,6 +85,33 @@ void add_operand(std::vector<std::int32_t>& list, const Operand& o) {
   }
 }
 
+void describe_wgmma(const Instruction& i, WarpDeps& d) {
+  using Kind = ptx::MatrixOp::Kind;
+  const ptx::MatrixOp& mx = i.matrix;
+  switch (mx.kind) {
+    case Kind::Mma: {
+      d.wgmma = WarpDeps::Wgmma::Mma;
+      d.wgmma_flops = 2ull * 16 * mx.n * mx.k / (mx.sparse ? 2 : 1);
+      const ptx::Type t = mx.a;
+      d.wgmma_input = t == ptx::Type::TF32                           ? WarpDeps::WgmmaInput::Tf32
+                      : t == ptx::Type::E4M3 || t == ptx::Type::E5M2 ? WarpDeps::WgmmaInput::Fp8
+                      : t == ptx::Type::S8 || t == ptx::Type::U8     ? WarpDeps::WgmmaInput::Int8
+                                                                     : WarpDeps::WgmmaInput::F16;
+      break;
+    }
+    case Kind::Commit:
+      d.wgmma = WarpDeps::Wgmma::Commit;
+      break;
+    case Kind::Wait:
+      d.wgmma = WarpDeps::Wgmma::Wait;
+      d.wgmma_wait = static_cast<std::uint32_t>(i.ops[0].imm);
+      break;
+    default:
+      d.wgmma = WarpDeps::Wgmma::Fence;
+      break;
+  }
+}
+
 bool reads_carry(Opcode op) {
   return op == Opcode::addc || op == Opcode::subc || op == Opcode::madc;
 }
@@ -123,6 +150,7 @@ WarpDeps DepsCache::decode(const ptx::Instruction& i) {
   d.reads_carry = reads_carry(i.op);
   d.writes_carry = i.has(ptx::kCc);
   d.waits_for_memory = has_result && d.unit == ptx::UnitClass::Memory;
+  if (i.op == Opcode::wgmma) describe_wgmma(i, d);
   return d;
 }
 

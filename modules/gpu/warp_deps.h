@@ -40,6 +40,14 @@ class WarpDeps {
   // The carry flag of add.cc / addc / mad.cc chains: state of the warp outside the registers.
   bool reads_carry = false;
   bool writes_carry = false;
+  // The wgmma family: which one this is; for wait_group, the groups it leaves in flight; for
+  // mma_async, the FLOP of one warp's share (16 of the 64 rows) and its input class.
+  enum class Wgmma : std::uint8_t { None, Fence, Mma, Commit, Wait };
+  enum class WgmmaInput : std::uint8_t { F16, Tf32, Fp8, Int8 };
+  Wgmma wgmma = Wgmma::None;
+  WgmmaInput wgmma_input = WgmmaInput::F16;
+  std::uint32_t wgmma_wait = 0;
+  std::uint64_t wgmma_flops = 0;
 
  private:
   static constexpr std::size_t kInline = 12;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fp8.h"
+#include "wgmma_decode.h"
 
 namespace cnuas::ptx {
 namespace {
@@ -336,6 +337,10 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
     decode_wmma(parts, inst);
     return true;
   }
+  if (inst.op == Opcode::wgmma) {
+    decode_wgmma(parts, inst);
+    return true;
+  }
   std::vector<Type> types;
   for (std::size_t k = 1; k < parts.size(); ++k) {
     const std::string& m = parts[k];
@@ -377,6 +382,8 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
       inst.flags |= m == "arrive" ? kArrive : kRed;
     } else if (inst.op == Opcode::vmad && (m == "po" || m == "shr7" || m == "shr15")) {
       inst.flags |= m == "po" ? kPlusOne : m == "shr7" ? kShr7 : kShr15;
+    } else if (inst.op == Opcode::setmaxnreg && (m == "inc" || m == "dec")) {
+      // A register budget hint: PTX registers are virtual here (checked in check_supported).
     } else if (inst.op == Opcode::brx && m == "idx") {
       inst.flags |= kIdx;
     } else if (inst.op == Opcode::cvta && m == "to") {
@@ -613,6 +620,7 @@ void check_supported(Instruction& inst) {
                                             Opcode::mapa,
                                             Opcode::getctarank,
                                             Opcode::mma,
+                                            Opcode::wgmma,
                                             Opcode::ldmatrix,
                                             Opcode::stmatrix,
                                             Opcode::movmatrix,
@@ -678,6 +686,11 @@ void check_supported(Instruction& inst) {
   if ((inst.op == Opcode::txq || inst.op == Opcode::suq) &&
       inst.sample.attr == SampleOp::Attr::None)
     inst.unsupported = "a txq/suq attribute";
+  if (inst.op == Opcode::setmaxnreg &&
+      (inst.nops != 1 || inst.ops[0].kind != Operand::Kind::Imm || inst.ops[0].imm < 24 ||
+       inst.ops[0].imm > 256 || inst.ops[0].imm % 8 != 0))
+    inst.unsupported =
+        "this setmaxnreg (it takes one constant register count, a multiple of 8 from 24 to 256)";
   if (inst.op == Opcode::mbarrier && inst.mode == Mode::None)
     inst.unsupported = "an mbarrier form without an operation";
   if (inst.op == Opcode::cp && inst.mode != Mode::MbArrive && inst.nops >= 1 &&

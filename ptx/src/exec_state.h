@@ -175,6 +175,7 @@ bool exec_mbarrier(Ctx& c, const Instruction& i);
 bool exec_bulk(Ctx& c, const Instruction& i);  // the cp.async.bulk family (ops_bulk_copy.cpp)
 bool exec_texture(Ctx& c, const Instruction& i);
 bool exec_video(Ctx& c, const Instruction& i);
+bool exec_wgmma(Ctx& c, const Instruction& i);
 
 // Address arithmetic happens in the address's width (the PTX ISA's addresses are
 // 32 or 64 bits): shared and local addresses are 32 bits wide, and so is an

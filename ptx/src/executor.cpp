@@ -488,7 +488,7 @@ bool execute(Ctx& c, const Instruction& i) {
   }
   return exec_integer(c, i) || exec_float(c, i) || exec_convert(c, i) || exec_memory(c, i) ||
          exec_warp(c, i) || exec_matrix(c, i) || exec_mma(c, i) || exec_mbarrier(c, i) ||
-         exec_texture(c, i) || exec_video(c, i);
+         exec_texture(c, i) || exec_video(c, i) || exec_wgmma(c, i);
 }
 
 // A warp whose top SIMT entry can issue as it is: what settle() finds at once

@@ -13,6 +13,7 @@
 #include "fp8.h"
 #include "half.h"
 #include "lanes.h"
+#include "matrix_elements.h"
 
 namespace cnuas::ptx {
 
@@ -146,6 +147,13 @@ u64 element_offset(unsigned r, unsigned col, bool row_major, u64 stride) {
 }
 
 }  // namespace
+
+double matrix_element_value(u64 bits, Type t) {
+  return decode(bits, t);
+}
+u64 matrix_element_bits(double v, Type t, bool satfinite) {
+  return encode(v, t, satfinite);
+}
 
 bool exec_matrix(Ctx& c, const Instruction& i) {
   if (i.op != Opcode::wmma) return false;

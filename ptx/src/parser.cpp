@@ -11,6 +11,7 @@
 #include "ptx/errors.h"
 #include "ptx/ir.h"
 #include "shared_layout.h"
+#include "wgmma_decode.h"
 
 namespace cnuas::ptx {
 namespace {
@@ -853,6 +854,8 @@ class Parser {
     const std::uint32_t pc = static_cast<std::uint32_t>(function_->code.size());
     if (inst.op == Opcode::call) {
       parse_call(inst);
+    } else if (inst.op == Opcode::wgmma && !tok().is(';')) {
+      parse_wgmma_operands(inst, pc);
     } else if (!tok().is(';')) {
       int n = 0;
       do {
@@ -874,6 +877,21 @@ class Parser {
     }
     check_supported(inst);
     function_->code.push_back(std::move(inst));
+  }
+
+  // wgmma.mma_async takes up to ten operands, the last ones immediates (scales and
+  // transposes) that go into inst.matrix rather than inst.ops.
+  void parse_wgmma_operands(Instruction& inst, std::uint32_t pc) {
+    std::vector<Operand> list;
+    std::vector<std::size_t> where;
+    do {
+      where.push_back(pos_);
+      list.emplace_back();
+      parse_operand(inst, list.back(), pc);
+    } while (accept(','));
+    std::size_t bad = 0;
+    const std::string why = place_wgmma_operands(inst, list, bad);
+    if (!why.empty()) fail(tokens_[where[bad]], why);
   }
 
   // call[.uni] (ret), func, (args) [, table];  with ret and args optional.

@@ -223,16 +223,22 @@ struct Operand {
 // A warp-wide matrix operation (wmma, mma, ldmatrix, stmatrix, movmatrix):
 // what it does, its shape and types.
 struct MatrixOp {
-  enum class Kind : std::uint8_t { None, Load, Store, Mma };
+  // Fence, Commit and Wait: wgmma.fence, wgmma.commit_group, wgmma.wait_group.
+  enum class Kind : std::uint8_t { None, Load, Store, Mma, Fence, Commit, Wait };
   Kind kind = Kind::None;
-  char which = 0;  // load/store: 'a', 'b', 'c' or 'd'
-  std::uint8_t m = 0, n = 0, k = 0;
-  bool row = true;    // load/store layout; for mma the layout of A
-  bool b_row = true;  // for mma: the layout of B
+  char which = 0;                     // load/store: 'a', 'b', 'c' or 'd'
+  std::uint16_t m = 0, n = 0, k = 0;  // wgmma: n up to 256, the b1 forms k256
+  bool row = true;                    // load/store layout; for mma the layout of A
+  bool b_row = true;                  // for mma: the layout of B
   bool satfinite = false;
   std::uint8_t count = 1;  // ldmatrix/stmatrix: .x1 .x2 .x4
   bool trans = false;      // ldmatrix/stmatrix/movmatrix .trans
   Type a = Type::None, b = Type::None, c = Type::None, d = Type::None;
+  // wgmma: the immediate operands (imm-scale-a/b as +1 or -1, imm-trans-b; imm-trans-a is
+  // `trans`), and the sparse form (.sp: metadata and selector follow B in ops[3], ops[4]).
+  std::int8_t scale_a = 1, scale_b = 1;
+  bool trans_b = false;
+  bool sparse = false;
 };
 
 // A texture or surface instruction: geometry, which component tld4 gathers,

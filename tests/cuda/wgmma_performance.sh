@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The wgmma GEMM of tests/cuda/wgmma_pipeline.cu in the performance model of the
+# H100 SXM profile, against that profile's dense FP16 peak
+# (sm.count x sm.wgmma.f16 x sm.clock = 132 x 4096 FLOP x 1.98 GHz = 1070.5 TFLOPS):
+# - the wgmma kernel predicts between 60 % and 80 % of it, as tuned CUTLASS and
+#   cuBLAS FP16 GEMMs measure on H100 SXM (docs/models/gpu-performance.md);
+# - the same GEMM with ldmatrix + mma.sync consumers predicts less than 3/4 of
+#   the wgmma kernel's throughput.
+# Usage: wgmma_performance.sh CNUAS PROGRAM OUT_DIR M N K
+set -euo pipefail
+cnuas=$1 program=$2 out=$3 m=$4 n=$5 k=$6
+peak_tflops=1070.5
+rm -rf "$out" && mkdir -p "$out"
+unset LD_LIBRARY_PATH
+tflops() {  # kernel time from the model's statistics -> TFLOPS
+  local ps
+  ps=$(grep -m1 '"time_ps"' "$1" | tr -dc '0-9')
+  awk -v p="$ps" -v m="$m" -v n="$n" -v k="$k" 'BEGIN { printf "%.1f", 2 * m * n * k / (p * 1e-12) / 1e12 }'
+}
+"$cnuas" exec --gpu-mode performance --gpu-arch h100-sxm --gpu-stats "$out/wgmma.json" \
+  -- "$program" "$m" "$n" "$k" --no-check > "$out/wgmma.txt"
+grep -q PASS "$out/wgmma.txt"
+"$cnuas" exec --gpu-mode performance --gpu-arch h100-sxm --gpu-stats "$out/mma_sync.json" \
+  -- "$program" "$m" "$n" "$k" --mma-sync --no-check > "$out/mma_sync.txt"
+grep -q PASS "$out/mma_sync.txt"
+wgmma=$(tflops "$out/wgmma.json") mma_sync=$(tflops "$out/mma_sync.json")
+echo "${m}x${n}x${k} FP16: wgmma $wgmma TFLOPS, mma.sync $mma_sync TFLOPS, peak $peak_tflops"
+awk -v w="$wgmma" -v s="$mma_sync" -v p="$peak_tflops" 'BEGIN {
+  f = w / p;
+  if (f < 0.60 || f > 0.80) { printf "wgmma at %.1f %% of peak, outside 60-80 %%\n", 100 * f; exit 1 }
+  if (s >= 0.75 * w) { printf "mma.sync %.1f is not clearly below wgmma %.1f\n", s, w; exit 1 }
+  printf "wgmma %.1f %% of peak, mma.sync %.1f %%\n", 100 * f, 100 * s / p }'

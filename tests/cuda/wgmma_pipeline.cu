@@ -1,0 +1,319 @@
+// A GEMM in the CUTLASS 3 style for sm_90a: per CTA a 128 x 128 tile of
+// D = A x B (f16 in, f32 out), three warpgroups. Warpgroup 0 is the producer
+// (setmaxnreg.dec): one elected thread fills a four-stage shared-memory ring
+// with bulk copies (cp.async.bulk, completing on the stage's "full" mbarrier
+// with expect_tx; TMA tensor copies would do the same from a tensor map).
+// Warpgroups 1 and 2 are consumers (setmaxnreg.inc): each waits for a stage,
+// issues four m64n128k16 wgmmas on its 64 rows (descriptors with the 128B
+// swizzle, start advancing 32 bytes per k16 step), keeps one wgmma group in
+// flight (wait_group 1) and releases the previous stage on its "empty"
+// mbarrier. The host packs each 128 x 64 tile of A and of B (as N x K) into
+// the 16 KiB the ring holds, already swizzled: chunk c of row r at chunk
+// c ^ (r % 8), as a TMA box load with the 128B swizzle would write it.
+// --mma-sync: the same producer and ring, consumed by ldmatrix + mma.sync m16n8k16 warps
+// instead (the sm_80 way), for comparison.
+// Usage: wgmma_pipeline [M N K] (multiples of 128, 128, 64; default 256 256 256)
+// [--mma-sync | --resident] [--no-check]. --resident loads only the first four k-tiles and
+// cycles over them (D = sum over k of A[:, k mod 256] B[k mod 256, :]): the tensor cores'
+// own throughput, without memory traffic. Checks every element against a host GEMM (exact:
+// small inputs).
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuda_fp16.h>
+
+#include "check.h"
+
+constexpr int kTileM = 128, kTileN = 128, kTileK = 64, kStages = 4;
+constexpr int kTileBytes = kTileM * kTileK * 2;  // 16 KiB: A and B tiles alike
+constexpr int kThreads = 384;
+
+__device__ void mma_m64n128k16(float* d, uint64_t a, uint64_t b) {
+  asm volatile(
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, 1, 1, 1, 0, 0;\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(a), "l"(b));
+}
+
+__device__ uint32_t smem_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 128B-swizzled K-major operand: 8-row groups 1024 bytes apart (stride), leading unused.
+__device__ uint64_t descriptor_128b(uint32_t smem) {
+  return (uint64_t(smem >> 4) & 0x3fff) | (uint64_t(1) << 16) | (uint64_t(1024 >> 4) << 32) |
+         (uint64_t(1) << 62);
+}
+
+__device__ void mbar_init(uint64_t* bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_address(bar)), "r"(count));
+}
+__device__ void mbar_wait(uint64_t* bar, int parity) {
+  asm volatile(
+      "{\n.reg .pred done;\nwait_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait_%=;\n}\n" ::"r"(smem_address(bar)),
+      "r"(parity)
+      : "memory");
+}
+__device__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_address(bar)) : "memory");
+}
+__device__ void mbar_expect_tx(uint64_t* bar, int bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
+                   smem_address(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ void bulk_copy(void* dst, const void* src, int bytes, uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::
+          "r"(smem_address(dst)),
+      "l"(src), "r"(bytes), "r"(smem_address(bar))
+      : "memory");
+}
+
+struct alignas(1024) Ring {
+  unsigned char a[kStages][kTileBytes];
+  unsigned char b[kStages][kTileBytes];
+  uint64_t full[kStages], empty[kStages];
+};
+
+// a_tiles: (M / 128) x (K / 64) packed tiles; b_tiles: (N / 128) x (K / 64).
+// resident: only the first kStages k-tiles are loaded and the K loop cycles over them in
+// shared memory (no memory traffic after the first stages: the tensor cores' own rate).
+__global__ void __launch_bounds__(kThreads) gemm(const unsigned char* a_tiles,
+                                                  const unsigned char* b_tiles, float* d, int n,
+                                                  int k, bool resident) {
+  extern __shared__ unsigned char raw[];
+  Ring& ring = *reinterpret_cast<Ring*>(
+      (reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
+  const int group = threadIdx.x / 128, k_tiles = k / kTileK;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&ring.full[s], 1);
+      mbar_init(&ring.empty[s], 256);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  const unsigned char* a = a_tiles + size_t(blockIdx.y) * k_tiles * kTileBytes;
+  const unsigned char* b = b_tiles + size_t(blockIdx.x) * k_tiles * kTileBytes;
+  if (group == 0) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (threadIdx.x == 0) {
+      for (int t = 0; t < (resident ? kStages : k_tiles); ++t) {
+        const int s = t % kStages, phase = (t / kStages) & 1;
+        mbar_wait(&ring.empty[s], phase ^ 1);  // a fresh barrier passes parity 1 at once
+        mbar_expect_tx(&ring.full[s], 2 * kTileBytes);
+        bulk_copy(ring.a[s], a + size_t(t) * kTileBytes, kTileBytes, &ring.full[s]);
+        bulk_copy(ring.b[s], b + size_t(t) * kTileBytes, kTileBytes, &ring.full[s]);
+      }
+    }
+    return;
+  }
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+  float acc[64];
+  for (int e = 0; e < 64; ++e) acc[e] = 0;
+  const uint32_t rows = (group - 1) * 64 * 128;  // this warpgroup's 64 rows of the A tile
+  for (int t = 0; t < k_tiles; ++t) {
+    const int s = t % kStages;
+    if (!resident || t < kStages) mbar_wait(&ring.full[s], (t / kStages) & 1);
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+    for (int step = 0; step < kTileK / 16; ++step)
+      mma_m64n128k16(acc, descriptor_128b(smem_address(ring.a[s]) + rows + 32 * step),
+                     descriptor_128b(smem_address(ring.b[s]) + 32 * step));
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+    if (t > 0 && !resident) mbar_arrive(&ring.empty[(t - 1) % kStages]);  // its wgmmas are done
+  }
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+  const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  const int row0 = blockIdx.y * kTileM + (group - 1) * 64 + 16 * warp + lane / 4;
+  for (int e = 0; e < 64; ++e) {
+    const int row = row0 + 8 * ((e / 2) % 2), col = blockIdx.x * kTileN + 8 * (e / 4) +
+                                                      2 * (lane % 4) + e % 2;
+    d[size_t(row) * n + col] = acc[e];
+  }
+}
+
+// The same ring, consumed the sm_80 way for comparison: each of the 8 consumer warps
+// computes 32 x 64 of the tile with ldmatrix (from the swizzled stage) and mma.sync
+// m16n8k16, and releases a stage as soon as its mma.syncs have read it.
+__device__ void ldmatrix_x4(uint32_t* r, uint32_t address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+__device__ void mma_sync(float* d, const uint32_t* a, const uint32_t* b) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+// Byte offset of (row r, 16-byte chunk c) in a 128B-swizzled 128 x 64 tile.
+__device__ uint32_t swizzled(int r, int c) {
+  return (r / 8) * 1024 + (r % 8) * 128 + ((c ^ (r % 8)) * 16);
+}
+
+__global__ void __launch_bounds__(kThreads) gemm_mma_sync(const unsigned char* a_tiles,
+                                                           const unsigned char* b_tiles,
+                                                           float* d, int n, int k) {
+  extern __shared__ unsigned char raw[];
+  Ring& ring = *reinterpret_cast<Ring*>(
+      (reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
+  const int k_tiles = k / kTileK;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&ring.full[s], 1);
+      mbar_init(&ring.empty[s], 256);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  if (threadIdx.x < 128) {
+    if (threadIdx.x == 0) {
+      const unsigned char* a = a_tiles + size_t(blockIdx.y) * k_tiles * kTileBytes;
+      const unsigned char* b = b_tiles + size_t(blockIdx.x) * k_tiles * kTileBytes;
+      for (int t = 0; t < k_tiles; ++t) {
+        const int s = t % kStages;
+        mbar_wait(&ring.empty[s], ((t / kStages) & 1) ^ 1);
+        mbar_expect_tx(&ring.full[s], 2 * kTileBytes);
+        bulk_copy(ring.a[s], a + size_t(t) * kTileBytes, kTileBytes, &ring.full[s]);
+        bulk_copy(ring.b[s], b + size_t(t) * kTileBytes, kTileBytes, &ring.full[s]);
+      }
+    }
+    return;
+  }
+  const int warp = threadIdx.x / 32 - 4, lane = threadIdx.x % 32;
+  const int wm = warp % 4, wn = warp / 4;  // 32 rows x 64 columns of the tile
+  float acc[2][8][4] = {};
+  for (int t = 0; t < k_tiles; ++t) {
+    const int s = t % kStages;
+    mbar_wait(&ring.full[s], (t / kStages) & 1);
+    const uint32_t a_base = smem_address(ring.a[s]), b_base = smem_address(ring.b[s]);
+    for (int step = 0; step < kTileK / 16; ++step) {
+      uint32_t af[2][4], bf[4][4];
+      for (int i = 0; i < 2; ++i) {
+        const int r = 32 * wm + 16 * i + lane % 8 + 8 * ((lane / 8) % 2);
+        ldmatrix_x4(af[i], a_base + swizzled(r, 2 * step + lane / 16));
+      }
+      for (int j = 0; j < 4; ++j) {
+        const int r = 64 * wn + 16 * j + lane % 8 + 8 * (lane / 16);
+        ldmatrix_x4(bf[j], b_base + swizzled(r, 2 * step + (lane / 8) % 2));
+      }
+      for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 8; ++j) mma_sync(acc[i][j], af[i], &bf[j / 2][2 * (j % 2)]);
+    }
+    mbar_arrive(&ring.empty[s]);
+  }
+  const int g = lane / 4, q = lane % 4;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 8; ++j)
+      for (int e = 0; e < 4; ++e) {
+        const int row = blockIdx.y * kTileM + 32 * wm + 16 * i + g + 8 * (e / 2);
+        const int col = blockIdx.x * kTileN + 64 * wn + 8 * j + 2 * q + e % 2;
+        d[size_t(row) * n + col] = acc[i][j][e];
+      }
+}
+
+static uint16_t f16(float v) {
+  const __half h = __float2half(v);
+  uint16_t u;
+  std::memcpy(&u, &h, 2);
+  return u;
+}
+static float value(int r, int c, int salt) {  // small multiples of 1/4: exact sums
+  return static_cast<float>(((r * 5 + c * 3 + salt) % 7) - 3) * 0.25f;
+}
+
+// Packs rows x K (row-major, leading dimension k) into 128 x 64 swizzled tiles.
+static std::vector<unsigned char> pack(int rows, int k, int salt, bool transposed) {
+  std::vector<unsigned char> out(size_t(rows) * k * 2);
+  const int k_tiles = k / kTileK;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < k; ++c) {
+      const float v = transposed ? value(c, r, salt) : value(r, c, salt);
+      const int tile = (r / kTileM) * k_tiles + c / kTileK, tr = r % kTileM, kb = 2 * (c % kTileK);
+      const size_t off = size_t(tile) * kTileBytes + (tr / 8) * 1024 + (tr % 8) * 128 +
+                         (((kb / 16) ^ (tr % 8)) * 16) + kb % 16;
+      const uint16_t h = f16(v);
+      std::memcpy(&out[off], &h, 2);
+    }
+  return out;
+}
+
+int main(int argc, char** argv) {
+  int m = 256, n = 256, k = 256;
+  bool check = true, mma_sync_kernel = false, resident = false;
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--no-check")
+      check = false;
+    else if (arg == "--mma-sync")
+      mma_sync_kernel = true;
+    else if (arg == "--resident")
+      resident = true;
+    else
+      args.push_back(arg);
+  }
+  if (args.size() == 3) m = std::atoi(args[0].c_str()), n = std::atoi(args[1].c_str()),
+                        k = std::atoi(args[2].c_str());
+  CHECK(m % kTileM == 0 && n % kTileN == 0 && k % kTileK == 0 && m > 0 && n > 0 && k > 0);
+  const std::vector<unsigned char> a = pack(m, k, 1, false), b = pack(n, k, 2, true);
+  unsigned char *da = nullptr, *db = nullptr;
+  float* dd = nullptr;
+  CUDA_OK(cudaMalloc(&da, a.size()));
+  CUDA_OK(cudaMalloc(&db, b.size()));
+  CUDA_OK(cudaMalloc(&dd, size_t(m) * n * sizeof(float)));
+  CUDA_OK(cudaMemcpy(da, a.data(), a.size(), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(db, b.data(), b.size(), cudaMemcpyHostToDevice));
+  const int smem = sizeof(Ring) + 1024;
+  CHECK(!(resident && mma_sync_kernel));
+  CUDA_OK(cudaFuncSetAttribute(gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  CUDA_OK(cudaFuncSetAttribute(gemm_mma_sync, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  cudaEvent_t start, stop;
+  CUDA_OK(cudaEventCreate(&start));
+  CUDA_OK(cudaEventCreate(&stop));
+  CUDA_OK(cudaEventRecord(start));
+  const dim3 grid(n / kTileN, m / kTileM);
+  if (mma_sync_kernel)
+    gemm_mma_sync<<<grid, kThreads, smem>>>(da, db, dd, n, k);
+  else
+    gemm<<<grid, kThreads, smem>>>(da, db, dd, n, k, resident);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaEventRecord(stop));
+  CUDA_OK(cudaEventSynchronize(stop));
+  float ms = 0;
+  CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
+  std::printf("%s GEMM %dx%dx%d: %.6f ms, %.1f TFLOPS\n",
+              mma_sync_kernel ? "mma.sync" : resident ? "wgmma (resident operands)" : "wgmma",
+              m, n, k, ms,
+              2.0 * m * n * k / (ms * 1e-3) / 1e12);
+  if (check) {
+    std::vector<float> got(size_t(m) * n);
+    CUDA_OK(cudaMemcpy(got.data(), dd, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int r = 0; r < m; ++r)
+      for (int c = 0; c < n; ++c) {
+        double want = 0;
+        for (int i = 0; i < k; ++i) {
+          const int kk = resident ? i % (kStages * kTileK) : i;  // resident: the first stages
+          want += double(value(r, kk, 1)) * value(kk, c, 2);
+        }
+        if (got[size_t(r) * n + c] != want && ++bad <= 3)
+          std::fprintf(stderr, "D[%d][%d] = %g, expected %g\n", r, c, got[size_t(r) * n + c],
+                       want);
+      }
+    CHECK(bad == 0);
+  }
+  std::printf("PASS\n");
+  return 0;
+}
