@@ -1,5 +1,7 @@
 #include "core/kernel/scheduler.h"
 
+#include "core/kernel/progress.h"
+
 #include <algorithm>
 
 #include "core/kernel/element.h"
@@ -38,6 +40,7 @@ std::uint64_t Scheduler::horizon(std::uint64_t now) const {
 void Scheduler::dispatch() {
   ++wakeups_;
   const std::uint64_t now = sc_core::sc_time_stamp().value();
+  progress::simulated_ps.store(now, std::memory_order_relaxed);
   armed_for_ = UINT64_MAX;
   dispatching_ = true;
   detail::dispatch_now_ps = now;

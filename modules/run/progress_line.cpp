@@ -1,0 +1,63 @@
+#include "run/progress_line.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/kernel/progress.h"
+
+namespace cnuas {
+namespace {
+
+std::string readable_time(double ps) {
+  if (ps >= 1e12) return fmt::format("{:.3f} s", ps / 1e12);
+  if (ps >= 1e9) return fmt::format("{:.3f} ms", ps / 1e9);
+  if (ps >= 1e6) return fmt::format("{:.3f} us", ps / 1e6);
+  if (ps >= 1e3) return fmt::format("{:.3f} ns", ps / 1e3);
+  return fmt::format("{:.0f} ps", ps);
+}
+
+}  // namespace
+
+ProgressLine::ProgressLine() {
+  if (::isatty(STDERR_FILENO) == 1) thread_ = std::thread([this] { draw_until_stopped(); });
+}
+
+ProgressLine::~ProgressLine() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  stop_signal_.notify_one();
+  thread_.join();
+  if (drawn_) std::fputs("\r\033[K", stderr);  // leave the terminal as the summary finds it
+}
+
+void ProgressLine::draw_until_stopped() {
+  using Clock = std::chrono::steady_clock;
+  const auto begin = Clock::now();
+  const std::uint64_t begin_ps = progress::simulated_ps.load(std::memory_order_relaxed);
+  std::unique_lock<std::mutex> lock(mutex_);
+  // Quiet for the first half second: most runs are over by then.
+  if (stop_signal_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stop_; })) return;
+  do {
+    const double host_s = std::chrono::duration<double>(Clock::now() - begin).count();
+    const std::uint64_t now_ps = progress::simulated_ps.load(std::memory_order_relaxed);
+    const std::uint64_t kernel_ps = progress::gpu_kernel_ps.load(std::memory_order_relaxed);
+    std::string line =
+        fmt::format("cnuas: simulated {} ({}/s of host time)", readable_time(double(now_ps)),
+                    readable_time(double(now_ps - begin_ps) / host_s));
+    if (kernel_ps > 0) line += fmt::format(", GPU kernel at {}", readable_time(double(kernel_ps)));
+    line += fmt::format(", {:.0f} s", host_s);
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    std::fflush(stderr);
+    drawn_ = true;
+  } while (!stop_signal_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stop_; }));
+}
+
+}  // namespace cnuas
