@@ -61,13 +61,24 @@ std::optional<double> as_number(const std::string& text) {
   return value;
 }
 
-// B - A and the change relative to A, exact for integers.
+// Digits after the decimal point of a number's text (none in exponent form).
+int decimals(const std::string& text) {
+  const auto dot = text.find('.');
+  if (dot == std::string::npos || text.find_first_of("eE") != std::string::npos) return 0;
+  return static_cast<int>(text.size() - dot - 1);
+}
+
+// B - A and the change relative to A: exact for integers, else with as many
+// decimals as the values are written with.
 std::pair<std::string, std::string> change(const std::string& a, const std::string& b) {
   const auto ia = as_integer(a), ib = as_integer(b);
   const auto da = as_number(a), db = as_number(b);
   if (!da || !db) return {"", ""};
+  const bool exponent = (a + b).find_first_of("eE") != std::string::npos;
   const std::string delta =
-      ia && ib ? fmt::format("{:+}", *ib - *ia) : fmt::format("{:+.6g}", *db - *da);
+      ia && ib   ? fmt::format("{:+}", *ib - *ia)
+      : exponent ? fmt::format("{:+.6g}", *db - *da)
+                 : fmt::format("{:+.{}f}", *db - *da, std::max(decimals(a), decimals(b)));
   const std::string percent =
       *da == 0 ? "" : fmt::format("{:+.2f}%", (*db - *da) / std::fabs(*da) * 100.0);
   return {delta, percent};

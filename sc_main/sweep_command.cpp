@@ -132,6 +132,13 @@ std::vector<std::pair<std::string, std::string>> headline(const std::string& sta
   return figures;
 }
 
+std::string readable_ps(double ps) {
+  if (ps >= 1e9) return fmt::format("{:.3f} ms", ps / 1e9);
+  if (ps >= 1e6) return fmt::format("{:.3f} us", ps / 1e6);
+  if (ps >= 1e3) return fmt::format("{:.3f} ns", ps / 1e3);
+  return fmt::format("{:.0f} ps", ps);
+}
+
 }  // namespace
 
 int sweep_command(const std::vector<std::string>& args) {
@@ -251,8 +258,10 @@ int sweep_command(const std::vector<std::string>& args) {
   std::cout << fmt::format("cnuas sweep: {} point(s) of {}, {} at once\n", points.size(), platform,
                            std::min<std::size_t>(jobs, points.size()));
   for (std::size_t k = 0; k < points.size(); ++k)
-    std::cout << fmt::format("  point-{}  {}  makespan {} ps\n", k, fmt::join(points[k], ", "),
-                             figures[k].count("makespan_ps") ? figures[k]["makespan_ps"] : "-");
+    std::cout << fmt::format("  point-{}  {}  makespan {}\n", k, fmt::join(points[k], ", "),
+                             figures[k].count("makespan_ps")
+                                 ? readable_ps(std::stod(figures[k]["makespan_ps"]))
+                                 : "- (failed)");
   std::cout << fmt::format("  csv:      {}\n", sweep_csv);
   return failed ? 1 : 0;
 }

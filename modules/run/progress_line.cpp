@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -23,11 +24,17 @@ std::string readable_time(double ps) {
 
 }  // namespace
 
+// Lines live inside each other (a kernel of the GPU model inside a program's
+// wait): the outermost one draws.
+static std::atomic<int> open_lines{0};
+
 ProgressLine::ProgressLine() {
-  if (::isatty(STDERR_FILENO) == 1) thread_ = std::thread([this] { draw_until_stopped(); });
+  if (open_lines.fetch_add(1) == 0 && ::isatty(STDERR_FILENO) == 1)
+    thread_ = std::thread([this] { draw_until_stopped(); });
 }
 
 ProgressLine::~ProgressLine() {
+  open_lines.fetch_sub(1);
   if (!thread_.joinable()) return;
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -9,6 +9,7 @@
 
 namespace cnuas {
 
+// One line at a time: one made while another is open draws nothing.
 class ProgressLine {
  public:
   ProgressLine();   // starts drawing when stderr is a terminal
