@@ -56,9 +56,11 @@ void ProgressLine::draw_until_stopped() {
     const double host_s = std::chrono::duration<double>(Clock::now() - begin).count();
     const std::uint64_t now_ps = progress::simulated_ps.load(std::memory_order_relaxed);
     const std::uint64_t kernel_ps = progress::gpu_kernel_ps.load(std::memory_order_relaxed);
-    std::string line =
-        fmt::format("cnuas: simulated {} ({}/s of host time)", readable_time(double(now_ps)),
-                    readable_time(double(now_ps - begin_ps) / host_s));
+    std::string line = fmt::format("cnuas: simulated {}", readable_time(double(now_ps)));
+    // While the GPU model runs a kernel the platform's time stands still: no rate.
+    if (now_ps > begin_ps)
+      line +=
+          fmt::format(" ({}/s of host time)", readable_time(double(now_ps - begin_ps) / host_s));
     if (kernel_ps > 0) line += fmt::format(", GPU kernel at {}", readable_time(double(kernel_ps)));
     line += fmt::format(", {:.0f} s", host_s);
     std::fprintf(stderr, "\r\033[K%s", line.c_str());
