@@ -8,7 +8,8 @@
 
 namespace cnuas::progress {
 
-// The platform's simulated time the scheduler last woke at, in ps.
+// The ready time of the stage the scheduler last booked, in ps: with
+// lookahead, booking runs ahead of SystemC's own time.
 extern std::atomic<std::uint64_t> simulated_ps;
 // Inside the GPU performance model: the time its current kernel has run, in
 // ps (0 between kernels), since the platform's time stands still meanwhile.

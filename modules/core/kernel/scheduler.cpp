@@ -40,7 +40,6 @@ std::uint64_t Scheduler::horizon(std::uint64_t now) const {
 void Scheduler::dispatch() {
   ++wakeups_;
   const std::uint64_t now = sc_core::sc_time_stamp().value();
-  progress::simulated_ps.store(now, std::memory_order_relaxed);
   armed_for_ = UINT64_MAX;
   dispatching_ = true;
   detail::dispatch_now_ps = now;
@@ -70,6 +69,8 @@ void Scheduler::dispatch() {
     // scattered order on large platforms): start loading it now.
     if (!heap_.empty()) __builtin_prefetch(heap_.front().op);
     e.element->book_stage(*e.op, static_cast<std::uint32_t>(e.stage), e.ready_ps);
+    // Booking runs ahead of SystemC's time: its ready times are the run's progress.
+    progress::simulated_ps.store(e.ready_ps, std::memory_order_relaxed);
   }
   dispatching_ = false;
   detail::dispatching = false;
