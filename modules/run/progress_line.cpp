@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include <fmt/format.h>
@@ -50,8 +51,11 @@ void ProgressLine::draw_until_stopped() {
   const auto begin = Clock::now();
   const std::uint64_t begin_ps = progress::simulated_ps.load(std::memory_order_relaxed);
   std::unique_lock<std::mutex> lock(mutex_);
-  // Quiet for the first half second: most runs are over by then.
-  if (stop_signal_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stop_; })) return;
+  // Quiet for the first half second (CNUAS_PROGRESS_AFTER_MS): most runs are over by then.
+  const char* after = std::getenv("CNUAS_PROGRESS_AFTER_MS");
+  const long quiet_ms = after != nullptr ? std::strtol(after, nullptr, 10) : 500;
+  if (stop_signal_.wait_for(lock, std::chrono::milliseconds(quiet_ms), [this] { return stop_; }))
+    return;
   do {
     const double host_s = std::chrono::duration<double>(Clock::now() - begin).count();
     const std::uint64_t now_ps = progress::simulated_ps.load(std::memory_order_relaxed);

@@ -53,31 +53,34 @@ TEST(CollectiveResults, SummaryAndTableGiveTimeAlgbwAndBusbw) {
       << r.out;
 }
 
-// A run of a second or more: four million sends over one pipe (about 0.4 us of
-// host time each).
+// A run of a second or so: four million sends over three pipes (the progress
+// line starts at once with CNUAS_PROGRESS_AFTER_MS=0).
 static std::string long_platform() {
   return write_file("long.yaml",
                     "platform: long\n"
                     "elements:\n"
-                    "  - {name: wire, type: cnuas.pipe, set: {bandwidth: 8 Gbit/s}}\n"
+                    "  - {name: wire, type: cnuas.pipe, count: 3, set: {bandwidth: 8 Gbit/s}}\n"
+                    "connections:\n  - wire[0] -> wire[1]\n  - wire[1] -> wire[2]\n"
                     "workload:\n  operations:\n"
-                    "    - {name: send, path: [wire], dims: {bytes: 1000}, repeat: 4000000}\n");
+                    "    - {name: send, path: [\"wire[0]\", \"wire[1]\", \"wire[2]\"], dims: "
+                    "{bytes: 1000}, repeat: 4000000}\n");
 }
 
 TEST(Progress, ALineOnATerminalNothingOtherwise) {
   // `script` gives the run a terminal; its output is the terminal's.
   const std::string typescript = scratch_dir() + "/progress.txt";
-  const std::string command = "script -qec '" + std::string(CNUAS_BINARY) + " run " +
-                              long_platform() + "' /dev/null > " + typescript + " 2>&1";
+  const std::string command = "CNUAS_PROGRESS_AFTER_MS=0 script -qec '" +
+                              std::string(CNUAS_BINARY) + " run " + long_platform() +
+                              "' /dev/null > " + typescript + " 2>&1";
   ASSERT_EQ(std::system(command.c_str()), 0) << read_file(typescript);
   const std::string seen = read_file(typescript);
-  // The time shown has moved past 0 (the run ends at 4e6 x 1000 B / (1 B/ns)
+  // The time shown has moved past 0 (the run ends after 4e6 x 1000 B / (1 B/ns)
   // = 4 s), though with lookahead SystemC's own time stays at 0.
   EXPECT_TRUE(std::regex_search(seen, std::regex("cnuas: simulated [1-9][0-9.]* (ns|us|ms|s) ")))
       << seen;
   EXPECT_NE(seen.find("/s of host time"), std::string::npos) << seen;
   // Not a terminal (CI, a pipe): stderr stays empty.
-  const CommandResult r = run_cnuas("run " + long_platform());
+  const CommandResult r = run_cnuas("run " + long_platform());  // default quiet period
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.err, "");
 }
