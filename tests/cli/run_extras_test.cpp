@@ -74,8 +74,9 @@ TEST(Progress, ALineOnATerminalNothingOtherwise) {
                               "' /dev/null > " + typescript + " 2>&1";
   ASSERT_EQ(std::system(command.c_str()), 0) << read_file(typescript);
   const std::string seen = read_file(typescript);
-  // The time shown has moved past 0 (the run ends after 4e6 x 1000 B / (1 B/ns)
-  // = 4 s), though with lookahead SystemC's own time stays at 0.
+  // The time shown has moved past 0 (each send crosses the three pipes one
+  // after the other, 3 x 1 us, so the run ends at 12 s), though with
+  // lookahead SystemC's own time stays at 0.
   EXPECT_TRUE(std::regex_search(seen, std::regex("cnuas: simulated [1-9][0-9.]* (ns|us|ms|s) ")))
       << seen;
   EXPECT_NE(seen.find("/s of host time"), std::string::npos) << seen;
