@@ -15,5 +15,8 @@ int describe_command(const std::vector<std::string>& args);
 int calibrate_command(const std::vector<std::string>& args);
 int ptx_command(const std::vector<std::string>& args);
 int exec_command(const std::vector<std::string>& args);
+int compare_command(const std::vector<std::string>& args);
+int sweep_command(const std::vector<std::string>& args);
+int completion_command(const std::vector<std::string>& args);
 
 }  // namespace cnuas::cli

@@ -4,12 +4,14 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <boost/program_options/errors.hpp>
 #include <systemc>
 
 #include "commands.h"
 #include "core/inputs/rational.h"
 #include "core/kernel/errors.h"
+#include "run/version.h"
 
 namespace {
 
@@ -25,6 +27,10 @@ const char* kUsage =
     "  calibrate fit|validate  fit an affine calibration, score it on held-out data\n"
     "  ptx check FILE.ptx   parse PTX and list what the engine cannot run\n"
     "  exec -- PROGRAM ...  run a CUDA program (nvcc -cudart shared) on the simulated platform\n"
+    "  compare RUN_A RUN_B  what changed between two runs (--out directories or stats.json)\n"
+    "  sweep PLATFORM --vary ELEMENT.FIELD=V1,V2,...  run every combination, one CSV row each\n"
+    "  completion bash      print a bash completion script\n"
+    "  version              print the cnuas version (also --version)\n"
     "\n"
     "`cnuas <command> --help` shows the options of each command.\n"
     "Exit status: 0 success, 2 bad input, 1 internal error.\n";
@@ -33,6 +39,10 @@ int dispatch(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
     return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version" || args[0] == "version") {
+    std::cout << fmt::format("cnuas {} ({})\n", cnuas::version(), cnuas::git_describe());
+    return 0;
   }
   const std::string& command = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
@@ -43,9 +53,12 @@ int dispatch(const std::vector<std::string>& args) {
   if (command == "calibrate") return cnuas::cli::calibrate_command(rest);
   if (command == "ptx") return cnuas::cli::ptx_command(rest);
   if (command == "exec") return cnuas::cli::exec_command(rest);
-  throw cnuas::InputError(
-      "unknown command '" + command +
-      "'; commands: run, validate, list-models, describe, calibrate, ptx, exec");
+  if (command == "compare") return cnuas::cli::compare_command(rest);
+  if (command == "sweep") return cnuas::cli::sweep_command(rest);
+  if (command == "completion") return cnuas::cli::completion_command(rest);
+  throw cnuas::InputError("unknown command '" + command +
+                          "'; commands: run, validate, list-models, describe, calibrate, ptx, "
+                          "exec, compare, sweep, completion, version");
 }
 
 }  // namespace

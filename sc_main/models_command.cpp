@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "core/kernel/registry.h"
 #include "profile_kinds.h"
+#include "shipped_profiles.h"
 
 namespace po = boost::program_options;
 
@@ -65,7 +66,16 @@ int describe_command(const std::vector<std::string>& args) {
     }
     schema = m->schema;
   }
-  std::cout << (vm.count("markdown") ? schema->describe_markdown() : schema->describe_text());
+  if (vm.count("markdown")) {
+    std::cout << schema->describe_markdown();
+    return 0;
+  }
+  std::cout << schema->describe_text();
+  const std::vector<std::string> profiles = shipped_profiles(type);
+  if (!profiles.empty()) {
+    std::cout << "\nshipped profiles (use with `profile: FILE` in a platform):\n";
+    for (const std::string& p : profiles) std::cout << "  " << p << "\n";
+  }
   return 0;
 }
 

@@ -1,10 +1,12 @@
 #include <filesystem>
 #include <iostream>
 
+#include <fmt/format.h>
 #include <boost/program_options.hpp>
 
 #include "command_line.h"
 #include "commands.h"
+#include "run/run_metadata.h"
 #include "run/simulation.h"
 
 namespace po = boost::program_options;
@@ -13,7 +15,7 @@ namespace cnuas::cli {
 
 int run_command(const std::vector<std::string>& args) {
   RunOptions options;
-  std::string out_dir, log_level;
+  std::string out_dir, log_level, metadata;
   po::options_description opts("cnuas run [PLATFORM] [options]");
   opts.add_options()("help,h", "show this help")("workload,w", po::value(&options.workload_file),
                                                  "workload YAML (default: the platform's own)")(
@@ -21,8 +23,14 @@ int run_command(const std::vector<std::string>& args) {
       "perfetto", po::value(&options.perfetto_path), "write a Perfetto/Chrome JSON trace")(
       "vcd", po::value(&options.vcd_path), "write VCD waveforms (lane busy, queue depth)")(
       "stats", po::value(&options.stats_path), "write statistics as JSON")(
+      "metadata", po::value(&metadata),
+      "write the run's metadata as JSON: command line, version, input files with SHA-256, "
+      "resolved fields with their sources, the trace's header")(
+      "csv", po::value(&options.csv_path),
+      "write statistics as one flat CSV table (a row per element, operation group, collective)")(
       "out,o", po::value(&out_dir),
-      "write trace.jsonl, trace.perfetto.json, waves.vcd, stats.json to DIR")(
+      "write trace.jsonl, trace.perfetto.json, waves.vcd, stats.json, stats.csv and "
+      "metadata.json (command line, version, inputs, resolved platform) to DIR")(
       "set", po::value(&options.sets)->composing(),
       "override a field: ELEMENT.FIELD=VALUE (repeatable)")(
       "plugin", po::value(&options.plugins)->composing(),
@@ -48,7 +56,8 @@ int run_command(const std::vector<std::string>& args) {
     return 0;
   }
   const bool any_output = !options.trace_path.empty() || !options.perfetto_path.empty() ||
-                          !options.vcd_path.empty() || !options.stats_path.empty();
+                          !options.vcd_path.empty() || !options.stats_path.empty() ||
+                          !options.csv_path.empty() || !metadata.empty();
   if (out_dir.empty() && options.platform_file.empty() && !any_output) out_dir = "cnuas-out";
   if (!out_dir.empty()) {
     std::error_code ec;
@@ -62,10 +71,18 @@ int run_command(const std::vector<std::string>& args) {
     fill(options.perfetto_path, "trace.perfetto.json");
     fill(options.vcd_path, "waves.vcd");
     fill(options.stats_path, "stats.json");
+    fill(options.csv_path, "stats.csv");
   }
   Simulation simulation(options);
   simulation.run();
   std::cout << simulation.summary();
+  if (metadata.empty() && !out_dir.empty()) metadata = out_dir + "/metadata.json";
+  if (!metadata.empty()) {
+    std::vector<std::string> command_line = {"cnuas", "run"};
+    command_line.insert(command_line.end(), args.begin(), args.end());
+    write_run_metadata_file(metadata, command_line, simulation);
+    std::cout << fmt::format("  {:<9} {}\n", "metadata:", metadata);
+  }
   return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/kernel/registry.h"
 #include "gpu/power_model.h"
+#include "run/progress_line.h"
 
 namespace cnuas {
 
@@ -222,6 +223,8 @@ gpu::KernelOutcome Gpu::execute(const gpu::KernelLaunch& launch) {
         launch.kernel);
   }
   if (outcome.timing == gpu::KernelTiming::Performance) {
+    // The cycle-level model can take minutes: a progress line on a terminal.
+    const ProgressLine progress;
     gpu::KernelRun run =
         performance_->run(*executor_, *launch.module, launch.kernel, config, launch.l2_policy);
     outcome.dims.set(WorkDim::DeviceTime, run.time_ps);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/kernel/progress.h"
 #include "gpu/address_map.h"
 #include "gpu/dram.h"
 #include "gpu/event_queue.h"
@@ -173,8 +174,14 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
   for (auto& sm : t.sms) sm->begin(start);
   try {
     t.dispatch(start);
-    // Between events no module holds a window, so automatic sampling may merge them.
-    while (t.events.run_one()) t.stats.coarsen_if_automatic();
+    // Between events no module holds a window, so automatic sampling may merge
+    // them; the kernel's time so far goes to the progress line every 4096 events.
+    for (std::uint64_t n = 1; t.events.run_one(); ++n) {
+      t.stats.coarsen_if_automatic();
+      if (n % 4096 == 0)
+        progress::gpu_kernel_ps.store(t.events.now() - start_ps, std::memory_order_relaxed);
+    }
+    progress::gpu_kernel_ps.store(0, std::memory_order_relaxed);
   } catch (...) {
     // A fault leaves warps and requests in flight: this model's state is spent.
     t.failed = kernel;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,7 +16,9 @@
 #include "core/outputs/stats.h"
 #include "core/outputs/waveforms.h"
 #include "core/outputs/wording.h"
+#include "core/outputs/stats_table.h"
 #include "dc/link.h"
+#include "run/progress_line.h"
 
 namespace cnuas {
 
@@ -333,7 +336,10 @@ void Simulation::run() {
   if (may_lose_power()) settle_power_cuts();
   elaborate();
   auto t0 = std::chrono::steady_clock::now();
-  sc_core::sc_start();
+  {
+    const ProgressLine progress;
+    sc_core::sc_start();
+  }
   wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   context_->throw_if_failed();
   if (driver_->completed_operations() != driver_->total_operations())
@@ -356,7 +362,10 @@ void Simulation::begin_program() {
 
 void Simulation::finish_program(
     const std::function<void(std::uint64_t makespan_ps)>& before_outputs) {
-  sc_core::sc_start();
+  {
+    const ProgressLine progress;
+    sc_core::sc_start();
+  }
   wall_seconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - program_start_).count();
   context_->throw_if_failed();
@@ -416,6 +425,7 @@ void Simulation::write_outputs() const {
     if (!options_.trace_path.empty()) {
       auto out = open_output(options_.trace_path);
       write_trace_jsonl(out, context.header, context.trace(), ordered, names);
+      trace_records_ = ordered.size();
     }
     if (!options_.perfetto_path.empty()) {
       auto out = open_output(options_.perfetto_path);
@@ -423,9 +433,19 @@ void Simulation::write_outputs() const {
       write_trace_perfetto(out, context.header, context.trace(), ordered, names, &counters);
     }
   }
-  if (!options_.stats_path.empty()) {
-    auto out = open_output(options_.stats_path);
-    write_stats_json(out, context, &power_);
+  if (!options_.stats_path.empty() || !options_.csv_path.empty()) {
+    std::ostringstream stats;
+    write_stats_json(stats, context, &power_);
+    if (!options_.stats_path.empty()) {
+      auto out = open_output(options_.stats_path);
+      out << stats.str();
+    }
+    if (!options_.csv_path.empty()) {
+      const StatsTable table =
+          stats_table(nlohmann::ordered_json::parse(stats.str()), options_.stats_path);
+      auto out = open_output(options_.csv_path);
+      write_csv(out, table.columns, table.rows);
+    }
   }
 }
 
@@ -470,6 +490,19 @@ std::string Simulation::summary() const {
                        : busiest->stats().model_stages == busiest->stats().stages
                            ? std::string("model")
                            : "analytic + model");
+  // Per collective, what nccl-tests would print for it.
+  for (const CollectiveResult& r : collective_results(context)) {
+    const CollectiveRecord& c = *r.record;
+    if (r.transfers_not_done > 0) {
+      out += fmt::format("  collective {}: {} of {} ranks failed ({} transfers not done)\n", c.name,
+                         collective_name(c.kind), c.ranks, r.transfers_not_done);
+      continue;
+    }
+    out +=
+        fmt::format("  collective {}: {} of {} ranks, {} B in {}: algbw {} GB/s, busbw {} GB/s\n",
+                    c.name, collective_name(c.kind), c.ranks, c.bytes, time_text(r.time_ps),
+                    r.algbw_gbps.to_decimal(3), r.busbw_gbps.to_decimal(3));
+  }
   auto wrote = [&](const std::string& what, const std::string& path) {
     if (!path.empty()) out += fmt::format("  {:<9} {}\n", what, path);
   };
@@ -478,6 +511,7 @@ std::string Simulation::summary() const {
   wrote("vcd:", options_.vcd_path);
   if (!options_.vcd_path.empty()) wrote("gtkwave:", Waveforms::save_file_path(options_.vcd_path));
   wrote("stats:", options_.stats_path);
+  wrote("csv:", options_.csv_path);
   return out;
 }
 

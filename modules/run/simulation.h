@@ -39,6 +39,7 @@ struct RunOptions {
   std::vector<FieldOverride> field_overrides;
   std::vector<std::string> plugins;
   std::string trace_path, perfetto_path, vcd_path, stats_path;
+  std::string csv_path;   // the statistics as one flat CSV table (stats_table.h)
   bool lookahead = true;  // off: wake SystemC at every ready time (same results, slower)
   LogLevel log_level = LogLevel::Warning;  // elements whose `log` is "inherit" take it
   std::vector<std::string> calibrations;   // validated calibration files to apply
@@ -72,10 +73,13 @@ class Simulation {
   RunContext& context() { return *context_; }
   const RunContext& context() const { return *context_; }
   const PlatformDesc& platform() const { return platform_; }
+  const RunOptions& options() const { return options_; }
   const WorkloadDesc& workload() const { return workload_; }
   PlatformModule& platform_module() { return *module_; }
   std::uint64_t makespan_ps() const;
   std::string summary() const;  // a short human summary of the finished run
+  // Records in the JSON Lines trace, once it is written.
+  std::optional<std::uint64_t> trace_records() const { return trace_records_; }
 
  private:
   void elaborate();
@@ -106,6 +110,7 @@ class Simulation {
   std::unique_ptr<ProgramDriver> program_driver_;
   double wall_seconds_ = 0;
   std::chrono::steady_clock::time_point program_start_;
+  mutable std::optional<std::uint64_t> trace_records_;  // set by write_outputs
   PowerReport power_;
   PowerCuts power_cuts_;  // settled before elaboration (settle_power_cuts)
   std::vector<std::string> calibration_summary_;

@@ -75,15 +75,17 @@ TEST(Calibration, RunReportsCalibratedPredictionsWithHeldOutError) {
                  "platform: calp\nelements:\n  - {name: link, profile: link.yaml}\n"
                  "workload:\n  operations:\n    - {name: x, path: [link], dims: {bytes: 5000}}\n");
   const std::string trace = c.dir + "/t.jsonl";
-  CommandResult r = run_cnuas("run " + platform + " --calibration " + c.file + " --trace " + trace);
+  const std::string metadata = c.dir + "/m.json";
+  CommandResult r = run_cnuas("run " + platform + " --calibration " + c.file + " --trace " + trace +
+                              " --metadata " + metadata);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto lines = read_jsonl(trace);
-  EXPECT_EQ(lines[0]["class"], "analytic+calibrated");
+  EXPECT_EQ(json::parse(read_file(metadata))["trace_header"]["class"], "analytic+calibrated");
   // analytic 6 us -> 2 x 6 + 3 = 15 us.
-  EXPECT_EQ(lines[1]["end_ps"].get<std::uint64_t>(), 15'000'000u);
-  EXPECT_EQ(lines[1]["class"], "calibrated");
-  EXPECT_EQ(lines[1]["target"], "lab-link");
-  EXPECT_TRUE(lines[1].contains("heldout_mape_percent"));
+  EXPECT_EQ(lines[0]["end_ps"].get<std::uint64_t>(), 15'000'000u);
+  EXPECT_EQ(lines[0]["class"], "calibrated");
+  EXPECT_EQ(lines[0]["target"], "lab-link");
+  EXPECT_TRUE(lines[0].contains("heldout_mape_percent"));
 }
 
 TEST(Calibration, RefusalsAreClearAndExitTwo) {

@@ -29,23 +29,23 @@ TEST(Plugin, ForeignModelOnAPathJoinsTheOrderedTrace) {
   CommandResult r = run_cnuas("run " + platform + " --trace " + trace);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto lines = read_jsonl(trace);
-  ASSERT_EQ(lines.size(), 1u + 6u);
+  ASSERT_EQ(lines.size(), 6u);
   // The plugin annotates 20 ns + ceil(100 / 16) ns = 27 ns; dma 100 ns; after 5 ns.
   std::vector<std::uint64_t> ends;
-  for (size_t i = 1; i < lines.size(); ++i) {
+  for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i]["component"] == "plug.vendor") {
       EXPECT_EQ(lines[i]["end_ps"].get<std::uint64_t>() - lines[i]["start_ps"].get<std::uint64_t>(),
                 27'000u);
     }
-    if (i > 1) {
+    if (i > 0) {
       EXPECT_GE(lines[i]["t_ps"].get<std::uint64_t>(), lines[i - 1]["t_ps"].get<std::uint64_t>());
     }
     ends.push_back(lines[i]["end_ps"]);
   }
   // w#0: dma 0..100, vendor 100..127, after 127..132; w#1 starts when w#0 completes.
-  EXPECT_EQ(lines[3]["end_ps"].get<std::uint64_t>(), 132'000u);
-  EXPECT_EQ(lines[4]["op"], "w#1");
-  EXPECT_EQ(lines[4]["start_ps"].get<std::uint64_t>(), 132'000u);
+  EXPECT_EQ(lines[2]["end_ps"].get<std::uint64_t>(), 132'000u);
+  EXPECT_EQ(lines[3]["op"], "w#1");
+  EXPECT_EQ(lines[3]["start_ps"].get<std::uint64_t>(), 132'000u);
   EXPECT_EQ(lines.back()["end_ps"].get<std::uint64_t>(), 264'000u);
 }
 

@@ -1,5 +1,7 @@
 #include "core/kernel/scheduler.h"
 
+#include "core/kernel/progress.h"
+
 #include <algorithm>
 
 #include "core/kernel/element.h"
@@ -67,6 +69,8 @@ void Scheduler::dispatch() {
     // scattered order on large platforms): start loading it now.
     if (!heap_.empty()) __builtin_prefetch(heap_.front().op);
     e.element->book_stage(*e.op, static_cast<std::uint32_t>(e.stage), e.ready_ps);
+    // Booking runs ahead of SystemC's time: its ready times are the run's progress.
+    progress::simulated_ps.store(e.ready_ps, std::memory_order_relaxed);
   }
   dispatching_ = false;
   detail::dispatching = false;

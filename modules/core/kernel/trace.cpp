@@ -104,10 +104,9 @@ static void append_dims(fmt::memory_buffer& buf, const WorkDims& dims) {
 
 void write_trace_jsonl(std::ostream& out, const TraceHeader& header, const TraceSink& sink,
                        const std::vector<std::uint64_t>& ordered, const TraceNames& names) {
-  out << fmt::format(
-      "{{\"format\":\"cnuas-trace\",\"version\":2,\"platform\":\"{}\",\"workload\":\"{}\","
-      "\"time_unit\":\"ps\",\"class\":\"{}\",\"events\":{}}}\n",
-      header.platform, header.workload, header.evidence_class, ordered.size());
+  // No header line: every line is a record, so that JSON Lines readers
+  // (pandas.read_json(lines=True), jq -s) see one table. The header lives in
+  // the run's metadata.json (run/run_metadata.h).
   fmt::memory_buffer buf;
   for (std::uint64_t seq : ordered) {
     if (seq >= sink.size()) {

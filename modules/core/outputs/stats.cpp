@@ -114,6 +114,36 @@ static std::vector<std::vector<std::uint64_t>> queue_waits(const RunContext& con
   return waits;
 }
 
+std::vector<CollectiveResult> collective_results(const RunContext& context) {
+  std::vector<CollectiveResult> results;
+  for (const CollectiveRecord& c : context.collectives) {
+    CollectiveResult r;
+    r.record = &c;
+    std::uint64_t start = UINT64_MAX, end = 0;
+    for (std::uint32_t i = c.first_op; i < c.first_op + c.count; ++i) {
+      const Operation& op = *context.operations()[i];
+      if (op.outcome != Operation::Outcome::Done) {
+        ++r.transfers_not_done;
+        continue;
+      }
+      start = std::min(start, op.ready_ps);
+      end = std::max(end, op.end_ps);
+    }
+    if (r.transfers_not_done == 0) {
+      r.start_ps = start;
+      r.end_ps = end;
+      r.time_ps = end - start;
+      const BusFactor factor = bus_bandwidth_factor(c.kind, c.ranks);
+      // bytes / ps x 1000 = GB/s.
+      r.algbw_gbps =
+          r.time_ps == 0 ? Rational(0) : Rational(c.bytes) * Rational(1000) / Rational(r.time_ps);
+      r.busbw_gbps = r.algbw_gbps * Rational(factor.numerator) / Rational(factor.denominator);
+    }
+    results.push_back(r);
+  }
+  return results;
+}
+
 void write_stats_json(std::ostream& out, const RunContext& context, const PowerReport* power) {
   using Json = nlohmann::ordered_json;
   const std::uint64_t makespan = makespan_ps(context);
@@ -245,46 +275,29 @@ void write_stats_json(std::ostream& out, const RunContext& context, const PowerR
           op->outcome == Outcome::Done     ? ""
           : op->outcome == Outcome::Failed ? ", \"outcome\": \"failed\""
                                            : ", \"outcome\": \"cancelled\"");
-  // Per collective, nccl-tests' figures: algbw = bytes / time, busbw = algbw x
-  // the collective's bus factor (2(n-1)/n for an allreduce), in GB/s of 1e9 B.
   Json collectives = Json::object();
-  for (const CollectiveRecord& c : context.collectives) {
-    std::uint64_t start = UINT64_MAX, end = 0, lost = 0;
-    for (std::uint32_t i = c.first_op; i < c.first_op + c.count; ++i) {
-      const Operation& op = *context.operations()[i];
-      if (op.outcome != Outcome::Done) {
-        ++lost;
-        continue;
-      }
-      start = std::min(start, op.ready_ps);
-      end = std::max(end, op.end_ps);
-    }
-    if (lost > 0) {
+  for (const CollectiveResult& r : collective_results(context)) {
+    const CollectiveRecord& c = *r.record;
+    if (r.transfers_not_done > 0) {
       // A participant's transfer failed: the collective did not complete and has no bandwidth.
       collectives[c.name] = {{"collective", collective_name(c.kind)},
                              {"ranks", c.ranks},
                              {"bytes", c.bytes},
                              {"transfers", c.count},
                              {"failed", true},
-                             {"transfers_not_done", lost}};
+                             {"transfers_not_done", r.transfers_not_done}};
       continue;
     }
-    const std::uint64_t time = end - start;
-    const BusFactor factor = bus_bandwidth_factor(c.kind, c.ranks);
-    const Rational algbw =
-        time == 0 ? Rational(0) : Rational(c.bytes) * Rational(1000) / Rational(time);
-    collectives[c.name] = {
-        {"collective", collective_name(c.kind)},
-        {"ranks", c.ranks},
-        {"channels", c.channels},
-        {"bytes", c.bytes},
-        {"transfers", c.count},
-        {"start_ps", start},
-        {"end_ps", end},
-        {"time_ps", time},
-        {"algbw_GBps", decimal(algbw, 3)},
-        {"busbw_GBps",
-         decimal(algbw * Rational(factor.numerator) / Rational(factor.denominator), 3)}};
+    collectives[c.name] = {{"collective", collective_name(c.kind)},
+                           {"ranks", c.ranks},
+                           {"channels", c.channels},
+                           {"bytes", c.bytes},
+                           {"transfers", c.count},
+                           {"start_ps", r.start_ps},
+                           {"end_ps", r.end_ps},
+                           {"time_ps", r.time_ps},
+                           {"algbw_GBps", decimal(r.algbw_gbps, 3)},
+                           {"busbw_GBps", decimal(r.busbw_gbps, 3)}};
   }
   const Json head = {
       {"format", "cnuas-stats"},

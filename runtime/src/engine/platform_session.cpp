@@ -6,6 +6,7 @@
 #include "core/kernel/registry.h"
 #include "core/kernel/run_context.h"
 #include "core/kernel/sim_time.h"
+#include "run/progress_line.h"
 
 namespace cnuas::cuda {
 
@@ -99,14 +100,20 @@ std::uint64_t PlatformSession::now_ps() const {
   return sc_core::sc_time_stamp().value();
 }
 
+// While the program waits on the simulation, a long wait (a kernel in the GPU
+// performance model) shows a progress line on a terminal.
 void PlatformSession::run() {
+  const ProgressLine progress;
   sc_core::sc_start();
   simulation_->context().throw_if_failed();
 }
 
 void PlatformSession::run_until(std::uint64_t until_ps) {
   const std::uint64_t now = now_ps();
-  if (until_ps > now) sc_core::sc_start(ps_time(until_ps - now), sc_core::SC_RUN_TO_TIME);
+  if (until_ps > now) {
+    const ProgressLine progress;
+    sc_core::sc_start(ps_time(until_ps - now), sc_core::SC_RUN_TO_TIME);
+  }
   simulation_->context().throw_if_failed();
 }
 
