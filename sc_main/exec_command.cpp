@@ -127,6 +127,14 @@ int exec_command(const std::vector<std::string>& args) {
     fill(perfetto, "trace.perfetto.json");
     fill(vcd, "waves.vcd");
     fill(stats, "stats.json");
+    set("CNUAS_CSV", (std::filesystem::path(out_dir) / "stats.csv").lexically_normal().string());
+    set("CNUAS_METADATA",
+        (std::filesystem::path(out_dir) / "metadata.json").lexically_normal().string());
+    std::string command_line =
+        "cnuas\x1f"
+        "exec";
+    for (const std::string& a : args) command_line += '\x1f' + a;
+    set("CNUAS_COMMAND_LINE", command_line);
   }
   std::string joined;
   for (const std::string& s : sets) joined += (joined.empty() ? "" : ";") + s;

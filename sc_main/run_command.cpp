@@ -76,7 +76,8 @@ int run_command(const std::vector<std::string>& args) {
   Simulation simulation(options);
   simulation.run();
   std::cout << simulation.summary();
-  if (metadata.empty() && !out_dir.empty()) metadata = out_dir + "/metadata.json";
+  if (metadata.empty() && !out_dir.empty())
+    metadata = (std::filesystem::path(out_dir) / "metadata.json").lexically_normal().string();
   if (!metadata.empty()) {
     std::vector<std::string> command_line = {"cnuas", "run"};
     command_line.insert(command_line.end(), args.begin(), args.end());

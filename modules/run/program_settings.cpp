@@ -37,6 +37,14 @@ ProgramSettings program_settings_from_environment() {
   run.stats_path = env("CNUAS_STATS");
   run.perfetto_path = env("CNUAS_PERFETTO");
   run.vcd_path = env("CNUAS_VCD");
+  run.csv_path = env("CNUAS_CSV");
+  s.metadata_path = env("CNUAS_METADATA");
+  // cnuas exec's own command line, its words separated by the unit separator.
+  for (std::string rest = env("CNUAS_COMMAND_LINE"); !rest.empty();) {
+    const std::size_t cut = rest.find('\x1f');
+    s.command_line.push_back(rest.substr(0, cut));
+    rest = cut == std::string::npos ? "" : rest.substr(cut + 1);
+  }
   run.sets = split(env("CNUAS_SET"), ';');
   for (const FieldOption& o : kFieldOptions)
     if (const std::string value = env(o.variable); !value.empty())

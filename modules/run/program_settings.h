@@ -34,6 +34,10 @@ struct ProgramSettings {
       run;  // program-driven; CNUAS_PLATFORM, _TRACE, _STATS, _PERFETTO, _VCD, _SET, _LOG, fields
   std::string gpu_stats_path;  // CNUAS_GPU_STATS
   std::string gpu_report_dir;  // CNUAS_GPU_REPORT
+  // CNUAS_METADATA: where the run's metadata (run/run_metadata.h) goes at
+  // exit, with CNUAS_COMMAND_LINE, the command that started the program.
+  std::string metadata_path;
+  std::vector<std::string> command_line;
   // CNUAS_SUMMARY=1 (set by cnuas exec): the run's summary on stderr at exit
   // unless the level is quiet; without it only --log info prints it.
   bool summary = false;

@@ -14,9 +14,9 @@
 #include "core/kernel/run_context.h"
 #include "core/outputs/counter_tracks.h"
 #include "core/outputs/stats.h"
+#include "core/outputs/stats_table.h"
 #include "core/outputs/waveforms.h"
 #include "core/outputs/wording.h"
-#include "core/outputs/stats_table.h"
 #include "dc/link.h"
 #include "run/progress_line.h"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `cnuas exec` as `cnuas run`: a short summary on stderr by default (none with
 # --log quiet) that reports the program's host time, --out DIR with the four
-# outputs and the GTKWave save file, --vcd alone, and kernel stages the
+# outputs, the GTKWave save file, stats.csv and metadata.json, --vcd alone, and kernel stages the
 # cycle-level model timed of class "model" everywhere a class appears.
 set -euo pipefail
 cnuas=$1 program=$2 out=$3
@@ -14,7 +14,7 @@ grep -q "simulated time: .* \[analytic + cycle-level model\]" "$out/perf.err"
 # The program runs for a good part of a second in the model: never 0.000 s.
 host_s=$(sed -n 's/.*, \([0-9.]*\) s host time.*/\1/p' "$out/perf.err")
 awk -v s="$host_s" 'BEGIN { if (!(s > 0)) { print "host time " s; exit 1 } }'
-for f in trace.jsonl trace.perfetto.json waves.vcd waves.gtkw stats.json; do
+for f in trace.jsonl trace.perfetto.json waves.vcd waves.gtkw stats.json stats.csv metadata.json; do
   test -s "$out/perf/$f"
 done
 # performance_mode.cu launches two kernels: both stages are model time, and
@@ -22,7 +22,9 @@ done
 [ "$(grep -c '"class":"model"' "$out/perf/trace.jsonl")" = 2 ]
 grep '"class":"model"' "$out/perf/trace.jsonl" | grep -q '"op":"_Z13reduce_kernelPKiiPi'
 grep -q '"class":"analytic"' "$out/perf/trace.jsonl"
-head -1 "$out/perf/trace.jsonl" | grep -q '"class":"analytic+model"'
+# The trace is records only; its header is in the run's metadata, written at exit.
+grep -q '"class": "analytic+model"' "$out/perf/metadata.json"
+grep -q '"exec"' "$out/perf/metadata.json"
 grep -q '"class": "analytic+model"' "$out/perf/stats.json"
 grep -q '"class":"model"' "$out/perf/trace.perfetto.json"
 

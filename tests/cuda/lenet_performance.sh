@@ -8,8 +8,13 @@ set -euo pipefail
 cnuas=$1 program=$2 out=$3
 rm -rf "$out" && mkdir -p "$out"
 unset LD_LIBRARY_PATH
-"$cnuas" exec --gpu-mode performance --gpu-stats "$out/gpu.json" --gpu-report "$out/report" \
-  -- "$program" | tee "$out/out.txt"
+# The run's summary (stderr) goes to a file: the expected output is the
+# program's lines followed by this script's.
+if ! "$cnuas" exec --gpu-mode performance --gpu-stats "$out/gpu.json" --gpu-report "$out/report" \
+  -- "$program" 2>"$out/err.txt" | tee "$out/out.txt"; then
+  cat "$out/err.txt" >&2
+  exit 1
+fi
 grep -q '^PASS$' "$out/out.txt"
 stats=$out/gpu.json
 for kernel in 'cudnn3cnn[0-9]*conv2d_[a-z_]*kernel' 'cudnn3cnn[0-9]*wgrad2d_[a-z_]*kernel' \

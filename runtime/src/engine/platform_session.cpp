@@ -7,6 +7,7 @@
 #include "core/kernel/run_context.h"
 #include "core/kernel/sim_time.h"
 #include "run/progress_line.h"
+#include "run/run_metadata.h"
 
 namespace cnuas::cuda {
 
@@ -131,6 +132,11 @@ void PlatformSession::mark(std::uint64_t at_ps, const Element& element, const st
 
 void PlatformSession::finish(const std::function<void(std::uint64_t)>& before_outputs) {
   simulation_->finish_program(before_outputs);
+}
+
+void PlatformSession::write_metadata(const std::string& path,
+                                     const std::vector<std::string>& command_line) const {
+  write_run_metadata_file(path, command_line, *simulation_);
 }
 
 }  // namespace cnuas::cuda

@@ -59,6 +59,8 @@ class PlatformSession {
   // runs in between, with the run's makespan.
   void finish(const std::function<void(std::uint64_t makespan_ps)>& before_outputs = {});
   std::string summary() const { return simulation_->summary(); }
+  // The run's metadata (run/run_metadata.h) into `path`, after finish().
+  void write_metadata(const std::string& path, const std::vector<std::string>& command_line) const;
 
  private:
   std::unique_ptr<Simulation> simulation_;

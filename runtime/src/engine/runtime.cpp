@@ -64,6 +64,8 @@ Runtime::Runtime() {
   ProgramSettings settings = program_settings_from_environment();
   gpu_stats_path_ = settings.gpu_stats_path;
   gpu_report_dir_ = settings.gpu_report_dir;
+  metadata_path_ = settings.metadata_path;
+  command_line_ = settings.command_line;
   kernel_limit_ = settings.kernel_limit;
   log_level_ = settings.run.log_level;
   summary_ = settings.summary;  // also the level of elements whose `log` is inherit
@@ -124,6 +126,7 @@ void Runtime::finish() {
       if (gpu_faults_) gpu_faults_->finish(end_ps, log_level_);
     });
     write_gpu_outputs();
+    if (!metadata_path_.empty()) session_->write_metadata(metadata_path_, command_line_);
     if (log_level_ >= LogLevel::Info || (summary_ && log_level_ > LogLevel::Quiet)) {
       std::cerr << session_->summary();
       std::uint64_t replayed = 0;

@@ -355,8 +355,9 @@ class Runtime {
     gpu::KernelRun run;
   };
   std::vector<PerformanceKernel> performance_runs_;
-  std::string gpu_stats_path_, gpu_report_dir_;
-  std::uint64_t kernel_limit_ = 0;  // warp instructions per launch; 0: the engine's default
+  std::string gpu_stats_path_, gpu_report_dir_, metadata_path_;
+  std::vector<std::string> command_line_;  // of cnuas exec, for the metadata
+  std::uint64_t kernel_limit_ = 0;         // warp instructions per launch; 0: the engine's default
   // Kept only when statistics or a report are asked for; the time series of
   // the first kKeptSeries kernels only (a training loop launches millions).
   static constexpr std::size_t kKeptSeries = 256;
