@@ -6,25 +6,11 @@
 #include <cmath>
 
 #include "core/outputs/axis_ticks.h"
+#include "core/outputs/xml_text.h"
 
 namespace cnuas::calibration {
 
 namespace {
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '&')
-      out += "&amp;";
-    else
-      out += c;
-  }
-  return out;
-}
 
 // One axis: its ticks and the map from a value to a fraction of the plot.
 struct Mapped {
@@ -69,7 +55,7 @@ std::string scatter_svg(const std::string& title, const Axis& x_axis, const Axis
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} "
       "{1}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" "
       "fill=\"white\"/>\n<text x=\"{2}\" y=\"24\" font-size=\"15\">{3}</text>\n",
-      width, height, left, escape(title));
+      width, height, left, xml_escape(title));
   for (double v : mx.ticks.values)
     svg += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#e4e4e4\"/><text "
@@ -86,11 +72,11 @@ std::string scatter_svg(const std::string& title, const Axis& x_axis, const Axis
       left, top, plot_w, plot_h);
   svg +=
       fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}{}</text>\n", left + plot_w / 2,
-                  height - 18, escape(x_axis.label), mx.log ? ", log scale" : "");
+                  height - 18, xml_escape(x_axis.label), mx.log ? ", log scale" : "");
   svg += fmt::format(
       "<text x=\"18\" y=\"{0}\" transform=\"rotate(-90 18 {0})\" "
       "text-anchor=\"middle\">{1}{2}</text>\n",
-      top + plot_h / 2, escape(y_axis.label), my.log ? ", log scale" : "");
+      top + plot_h / 2, xml_escape(y_axis.label), my.log ? ", log scale" : "");
   if (diagonal)
     svg += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#444\" "
@@ -111,7 +97,7 @@ std::string scatter_svg(const std::string& title, const Axis& x_axis, const Axis
     svg += fmt::format(
         "<g class=\"legend\"><circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\"/><text x=\"{}\" "
         "y=\"{}\">{}</text></g>\n",
-        lx, ly, s.colour, lx + 10, ly + 4, escape(s.label));
+        lx, ly, s.colour, lx + 10, ly + 4, xml_escape(s.label));
     ++legend;
   }
   return svg + "</svg>\n";

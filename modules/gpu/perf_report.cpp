@@ -7,6 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "core/outputs/xml_text.h"
 #include "gpu/clock.h"
 #include "gpu/kernel_names.h"
 #include "gpu/perf_json.h"
@@ -173,21 +174,6 @@ std::string safe(const std::string& name) {
   return s.substr(0, 60);
 }
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '&')
-      out += "&amp;";
-    else
-      out += c;
-  }
-  return out;
-}
-
 std::string dim3(const ptx::Dim3& d) {
   return fmt::format("({}, {}, {})", d.x, d.y, d.z);
 }
@@ -211,7 +197,7 @@ std::string comparison_table(const std::vector<ReportedKernel>& kernels) {
         "<tr><td>{}</td><th><a href=\"#k{}\">{}</a></th><td>{}</td><td>{:.3f}</td><td>{}</td><td>"
         "{}</td><td>{:.3f}</td><td>{:.1f}</td><td>{:.0f} %</td><td>{:.1f} %</td><td>{:.1f} "
         "%</td><td>{:.1f}</td></tr>\n",
-        k + 1, k + 1, escape(demangled(r.kernel)), escape(kernels[k].device),
+        k + 1, k + 1, xml_escape(demangled(r.kernel)), xml_escape(kernels[k].device),
         static_cast<double>(r.time_ps) * 1e-6, r.cycles,
         s["warp_instructions"].get<std::uint64_t>(), s["ipc"].get<double>(),
         s["dram"]["bandwidth_bytes_per_s"].get<double>() / 1e9, 100 * occupancy(r, arch),
@@ -256,8 +242,8 @@ void write_report(const std::string& dir, const std::vector<ReportedKernel>& ker
     const ArchConfig& arch = *kernels[k].arch;
     const nlohmann::json s = summary_json(r.total, arch, r.cycles);
     const std::string name = demangled(r.kernel);
-    html += fmt::format("<h2 id=\"k{}\">{}. {} on {} ({})</h2>\n", k + 1, k + 1, escape(name),
-                        escape(kernels[k].device), escape(arch.name));
+    html += fmt::format("<h2 id=\"k{}\">{}. {} on {} ({})</h2>\n", k + 1, k + 1, xml_escape(name),
+                        xml_escape(kernels[k].device), xml_escape(arch.name));
     if (name != r.kernel) html += fmt::format("<p>PTX name <code>{}</code></p>\n", r.kernel);
     html += "<table>\n";
     auto row = [&](const std::string& label, const std::string& value) {

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/outputs/axis_ticks.h"
+#include "core/outputs/xml_text.h"
 
 namespace cnuas::gpu {
 
@@ -15,21 +16,6 @@ constexpr int kTop = 34, kBottom = 44;
 constexpr double kPlotW = kChartWidth - kPlotLeft - kPlotRight;
 constexpr double kPlotH = kChartHeight - kTop - kBottom;
 constexpr int kLevels = 11;  // heat map colours: 0.0, 0.1, ... 1.0
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '&')
-      out += "&amp;";
-    else
-      out += c;
-  }
-  return out;
-}
 
 // A coordinate with one decimal, without a trailing ".0" (files stay small).
 std::string num(double v) {
@@ -45,7 +31,7 @@ std::string header(const std::string& title) {
       "{1}\" preserveAspectRatio=\"xMinYMin meet\" font-family=\"sans-serif\" "
       "font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{2}\" "
       "y=\"20\" font-size=\"14\">{3}</text>\n",
-      kChartWidth, kChartHeight, kPlotLeft, escape(title));
+      kChartWidth, kChartHeight, kPlotLeft, xml_escape(title));
 }
 
 // Left edge of each column and the right edge of the last, in px.
@@ -85,7 +71,7 @@ std::string y_title(const std::string& label) {
   return fmt::format(
       "<text x=\"16\" y=\"{0}\" transform=\"rotate(-90 16 {0})\" "
       "text-anchor=\"middle\">{1}</text>\n",
-      num(kTop + kPlotH / 2), escape(label));
+      num(kTop + kPlotH / 2), xml_escape(label));
 }
 
 // Blue (0) to yellow (1); level -1 is "no data".
@@ -174,7 +160,7 @@ std::string grid_svg(const std::string& title, const std::string& row_label,
   const std::vector<double> x = column_edges(std::vector<double>(columns, 1.0));
   return header(title) + cells(rows, x) + row_axis(row_label, rows.size()) + heat_legend() +
          fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} (0 to {})</text>\n",
-                     num(kPlotLeft + kPlotW / 2), kChartHeight - 12, escape(column_label),
+                     num(kPlotLeft + kPlotW / 2), kChartHeight - 12, xml_escape(column_label),
                      columns ? columns - 1 : 0) +
          "</svg>\n";
 }
@@ -229,7 +215,7 @@ std::string stacked_svg(const std::string& title, const std::string& y_label,
         "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" "
         "y=\"{}\">{}</text>\n",
         kChartWidth - kPlotRight + 20, ly, bands[k].colour, kChartWidth - kPlotRight + 38, ly + 10,
-        escape(bands[k].label));
+        xml_escape(bands[k].label));
   }
   return s + time_axis(column_us) + "</svg>\n";
 }
