@@ -44,6 +44,19 @@ const char* fill_common(TensorMap& m, unsigned type, std::uint32_t rank, void* a
   return nullptr;
 }
 
+// What both encoders check first: the map, the enumerators, the fields they share.
+const char* begin_map(TensorMap& m, const void* tensorMap, int type, std::uint32_t rank,
+                      void* address, const std::uint64_t* dims, const std::uint64_t* strides,
+                      const std::uint32_t* element_strides, int interleave, int swizzle,
+                      int l2_promotion, int oob_fill) {
+  if (!tensorMap) return "tensorMap is null";
+  if (type < 0 || interleave < 0 || swizzle < 0 || l2_promotion < 0 || oob_fill < 0)
+    return "a negative enumerator";
+  return fill_common(m, static_cast<unsigned>(type), rank, address, dims, strides, element_strides,
+                     static_cast<unsigned>(interleave), static_cast<unsigned>(swizzle),
+                     static_cast<unsigned>(l2_promotion), static_cast<unsigned>(oob_fill));
+}
+
 CUresult finish(const char* entry, void* out, TensorMap& m) {
   if (reinterpret_cast<std::uintptr_t>(out) % 64)
     return invalid(entry, "tensorMap is not 64-byte aligned");
@@ -64,16 +77,11 @@ CUresult cuTensorMapEncodeTiled(void* tensorMap, int tensorDataType, std::uint32
                                 int l2Promotion, int oobFill) {
   DRIVER_ENTER();
   const char* entry = "cuTensorMapEncodeTiled";
-  if (!tensorMap) return invalid(entry, "tensorMap is null");
   TensorMap m;
   m.mode = TensorMap::Mode::Tiled;
-  if (tensorDataType < 0 || interleave < 0 || swizzle < 0 || l2Promotion < 0 || oobFill < 0)
-    return invalid(entry, "a negative enumerator");
   if (const char* why =
-          fill_common(m, static_cast<unsigned>(tensorDataType), tensorRank, globalAddress,
-                      globalDim, globalStrides, elementStrides, static_cast<unsigned>(interleave),
-                      static_cast<unsigned>(swizzle), static_cast<unsigned>(l2Promotion),
-                      static_cast<unsigned>(oobFill)))
+          begin_map(m, tensorMap, tensorDataType, tensorRank, globalAddress, globalDim,
+                    globalStrides, elementStrides, interleave, swizzle, l2Promotion, oobFill))
     return invalid(entry, why);
   if (tensorRank >= 1 && tensorRank <= 5) {
     if (!boxDim) return invalid(entry, "boxDim is null");
@@ -93,16 +101,11 @@ CUresult cuTensorMapEncodeIm2col(void* tensorMap, int tensorDataType, std::uint3
                                  int interleave, int swizzle, int l2Promotion, int oobFill) {
   DRIVER_ENTER();
   const char* entry = "cuTensorMapEncodeIm2col";
-  if (!tensorMap) return invalid(entry, "tensorMap is null");
   TensorMap m;
   m.mode = TensorMap::Mode::Im2col;
-  if (tensorDataType < 0 || interleave < 0 || swizzle < 0 || l2Promotion < 0 || oobFill < 0)
-    return invalid(entry, "a negative enumerator");
   if (const char* why =
-          fill_common(m, static_cast<unsigned>(tensorDataType), tensorRank, globalAddress,
-                      globalDim, globalStrides, elementStrides, static_cast<unsigned>(interleave),
-                      static_cast<unsigned>(swizzle), static_cast<unsigned>(l2Promotion),
-                      static_cast<unsigned>(oobFill)))
+          begin_map(m, tensorMap, tensorDataType, tensorRank, globalAddress, globalDim,
+                    globalStrides, elementStrides, interleave, swizzle, l2Promotion, oobFill))
     return invalid(entry, why);
   if (tensorRank >= 3 && tensorRank <= 5) {
     if (!pixelBoxLowerCorner || !pixelBoxUpperCorner)
