@@ -21,9 +21,9 @@ bool no_fallthrough(const Instruction& i) {
 
 }  // namespace
 
-void compute_reconvergence(Function& f) {
+BlockGraph block_graph(const Function& f) {
+  BlockGraph g;
   const std::uint32_t n = static_cast<std::uint32_t>(f.code.size());
-  if (n == 0) return;
   // Leaders: pc 0, branch targets, and the instruction after a block end.
   std::vector<bool> leader(n + 1, false);
   leader[0] = true;
@@ -38,22 +38,22 @@ void compute_reconvergence(Function& f) {
           if (t >= 0 && static_cast<std::uint32_t>(t) <= n) leader[t] = true;
     }
   }
-  std::vector<std::uint32_t> block_of(n + 1), start;
+  g.block_of.resize(n + 1);
   for (std::uint32_t pc = 0; pc <= n; ++pc) {
-    if (leader[pc]) start.push_back(pc);
-    block_of[pc] = static_cast<std::uint32_t>(start.size() - 1);
+    if (leader[pc]) g.start.push_back(pc);
+    g.block_of[pc] = static_cast<std::uint32_t>(g.start.size() - 1);
   }
-  const std::size_t blocks = start.size();  // the last block is the virtual exit (pc n)
+  const std::size_t blocks = g.start.size();  // the last block is the virtual exit (pc n)
   const std::size_t exit_block = blocks - 1;
-  std::vector<std::vector<std::uint32_t>> succ(blocks);
+  g.succ.resize(blocks);
   for (std::size_t b = 0; b + 1 < blocks; ++b) {
-    const std::uint32_t last = start[b + 1] - 1;
+    const std::uint32_t last = g.start[b + 1] - 1;
     const Instruction& i = f.code[last];
     auto add = [&](std::uint32_t target_pc) {
-      succ[b].push_back(block_of[std::min(target_pc, n)]);
+      g.succ[b].push_back(g.block_of[std::min(target_pc, n)]);
     };
     if (i.op == Opcode::ret || i.op == Opcode::exit || i.op == Opcode::trap) {
-      succ[b].push_back(static_cast<std::uint32_t>(exit_block));
+      g.succ[b].push_back(static_cast<std::uint32_t>(exit_block));
     } else if (i.op == Opcode::bra) {
       for (const Operand& o : i.ops)
         if (o.kind == Operand::Kind::Label && o.imm >= 0) add(static_cast<std::uint32_t>(o.imm));
@@ -64,6 +64,16 @@ void compute_reconvergence(Function& f) {
     }
     if (!no_fallthrough(i)) add(last + 1);
   }
+  return g;
+}
+
+void compute_reconvergence(Function& f) {
+  if (f.code.empty()) return;
+  const BlockGraph g = block_graph(f);
+  const std::vector<std::uint32_t>& start = g.start;
+  const std::vector<std::vector<std::uint32_t>>& succ = g.succ;
+  const std::size_t blocks = start.size();
+  const std::size_t exit_block = blocks - 1;
   // Post-dominator sets by iteration over bitsets (functions are small).
   const std::size_t words = (blocks + 63) / 64;
   std::vector<std::vector<std::uint64_t>> pdom(blocks, std::vector<std::uint64_t>(words, ~0ull));

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <ostream>
 #include <stdexcept>
 
 #include "exec_state.h"
+#include "fast_paths.h"
 #include "launch_replay.h"
 #include "printf.h"
 
@@ -493,6 +495,20 @@ bool execute(Ctx& c, const Instruction& i) {
 
 // A warp whose top SIMT entry can issue as it is: what settle() finds at once
 // for most instructions, checked inline.
+// The handler of every FastForm, from the group that owns it.
+struct FastHandlers {
+  FastHandler of[static_cast<std::size_t>(FastForm::Count)] = {};
+  FastHandlers() {
+    for (std::size_t f = 1; f < static_cast<std::size_t>(FastForm::Count); ++f) {
+      const auto form = static_cast<FastForm>(f);
+      of[f] = integer_fast_handler(form);
+      if (!of[f]) of[f] = memory_fast_handler(form);
+      if (!of[f]) std::abort();  // a form without a handler: a programming error
+    }
+  }
+};
+const FastHandlers kFastHandlers;
+
 inline bool settled(const Warp& w) {
   if (w.simt.empty()) return false;
   const SimtEntry& top = w.simt.back();
@@ -542,6 +558,11 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
   if (!i.unsupported.empty())
     s.fault(w, static_cast<unsigned>(__builtin_ctz(mask)), i, "not supported: " + i.unsupported);
   Ctx c{s, w, frame, active, record};
+  if (i.fast != FastForm::None) {  // a frequent form: its handler directly (fast_paths.h)
+    top.pc = pc + 1;
+    if (active) kFastHandlers.of[static_cast<std::size_t>(i.fast)](c, i);
+    return true;
+  }
   switch (i.op) {
     case Opcode::bra: {
       const std::uint32_t target = static_cast<std::uint32_t>(i.ops[0].imm);
@@ -958,8 +979,15 @@ void reset_cta(Executor::Cta::State& s, const Function& f, Dim3 cta_id) {
     w.bar_mask = 0;
     w.cluster_target = 0;
     std::fill(std::begin(w.carry), std::end(w.carry), std::uint8_t{0});
-    w.regs.resize(f.registers.size() * 32);  // all zero (memset: the fill loop showed in profiles)
-    if (!w.regs.empty()) std::memset(w.regs.data(), 0, w.regs.size() * sizeof(w.regs[0]));
+    // Registers read before written start at zero; the others keep what the
+    // previous CTA left, never to be read (zeroing them all showed in profiles).
+    w.regs.resize(f.registers.size() * 32);  // entries it adds are zero
+    if (!f.zeroed_registers_known) {
+      if (!w.regs.empty()) std::memset(w.regs.data(), 0, w.regs.size() * sizeof(w.regs[0]));
+    } else {
+      for (const std::uint32_t r : f.zeroed_registers)
+        std::memset(&w.regs[std::size_t{r} * 32], 0, 32 * sizeof(w.regs[0]));
+    }
     if (w.stack.size() != stack) w.stack.assign(stack, 0);
     w.frames.clear();
     w.frames.push_back({&f, 0, 0, 0, 0, nullptr});

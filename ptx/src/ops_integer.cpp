@@ -4,6 +4,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "fast_paths.h"
 #include "lanes.h"
 
 namespace cnuas::ptx {
@@ -678,6 +679,105 @@ bool exec_integer(Ctx& c, const Instruction& i) {
       return true;
     default:
       return false;
+  }
+}
+
+// --- Handlers for the frequent forms (fast_paths.h): each is the branch of
+// exec_integer that the conditions in integer_fast_path lead to.
+namespace {
+
+void add_u32(Ctx& c, const Instruction& i) {
+  map2(c, i, [](u64 a, u64 b) -> u64 { return static_cast<std::uint32_t>(a + b); });
+}
+void sub_u32(Ctx& c, const Instruction& i) {
+  map2(c, i, [](u64 a, u64 b) -> u64 { return static_cast<std::uint32_t>(a - b); });
+}
+void add_any(Ctx& c, const Instruction& i) {
+  const IntType t = int_type(i.type);
+  map2(c, i, [t](u64 a, u64 b) { return t.trunc(a + b); });
+}
+void sub_any(Ctx& c, const Instruction& i) {
+  const IntType t = int_type(i.type);
+  map2(c, i, [t](u64 a, u64 b) { return t.trunc(a - b); });
+}
+void mul_lo_u32(Ctx& c, const Instruction& i) {
+  map2(c, i, [](u64 a, u64 b) -> u64 { return static_cast<std::uint32_t>(a * b); });
+}
+void mul_wide_s32(Ctx& c, const Instruction& i) {
+  map2(c, i, [](u64 a, u64 b) {
+    return static_cast<u64>(std::int64_t{static_cast<std::int32_t>(a)} *
+                            static_cast<std::int32_t>(b));
+  });
+}
+void mul_wide_u32(Ctx& c, const Instruction& i) {
+  map2(c, i, [](u64 a, u64 b) {
+    return u64{static_cast<std::uint32_t>(a)} * static_cast<std::uint32_t>(b);
+  });
+}
+void mad_lo_u32(Ctx& c, const Instruction& i) {
+  map3(c, i, [](u64 a, u64 b, u64 x) -> u64 { return static_cast<std::uint32_t>(a * b + x); });
+}
+void shl_u32(Ctx& c, const Instruction& i) {
+  map2(c, i, [](u64 a, u64 b) -> u64 {
+    const u64 n = truncate(b, 32);
+    return n >= 32 ? 0 : static_cast<std::uint32_t>(a << n);
+  });
+}
+void and_any(Ctx& c, const Instruction& i) {
+  map2(c, i, [](u64 a, u64 b) { return a & b; });
+}
+void or_any(Ctx& c, const Instruction& i) {
+  map2(c, i, [](u64 a, u64 b) { return a | b; });
+}
+void xor_any(Ctx& c, const Instruction& i) {
+  map2(c, i, [](u64 a, u64 b) { return a ^ b; });
+}
+void mov_32(Ctx& c, const Instruction& i) {
+  map1(c, i, [](u64 a) -> u64 { return static_cast<std::uint32_t>(a); });
+}
+void mov_64(Ctx& c, const Instruction& i) {
+  map1(c, i, [](u64 a) { return a; });
+}
+void setp_int(Ctx& c, const Instruction& i) {
+  compare_lanes(c, i, int_type(i.type));
+}
+
+}  // namespace
+
+FastHandler integer_fast_handler(FastForm f) {
+  switch (f) {
+    case FastForm::AddU32:
+      return add_u32;
+    case FastForm::SubU32:
+      return sub_u32;
+    case FastForm::AddAny:
+      return add_any;
+    case FastForm::SubAny:
+      return sub_any;
+    case FastForm::MulLoU32:
+      return mul_lo_u32;
+    case FastForm::MulWideS32:
+      return mul_wide_s32;
+    case FastForm::MulWideU32:
+      return mul_wide_u32;
+    case FastForm::MadLoU32:
+      return mad_lo_u32;
+    case FastForm::ShlU32:
+      return shl_u32;
+    case FastForm::And:
+      return and_any;
+    case FastForm::Or:
+      return or_any;
+    case FastForm::Xor:
+      return xor_any;
+    case FastForm::Mov32:
+      return mov_32;
+    case FastForm::Mov64:
+      return mov_64;
+    case FastForm::SetpInt:
+      return setp_int;
+    default:
+      return nullptr;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "fast_paths.h"
 #include "half.h"
 #include "lanes.h"
 
@@ -296,11 +297,32 @@ inline std::uint8_t* fast_resolve(Ctx& c, const Access& acc, unsigned lane, u64 
   return p;
 }
 
-// Every lane's address of an access (inactive lanes' too, harmlessly).
+// Every lane's address of an access (inactive lanes' too, harmlessly), and
+// over the active lanes: the OR of the addresses (alignment), their lowest
+// and their highest (whether they share one block), found in the same pass.
 struct Lanes {
   u64 a[32];
   bool uniform;  // no address register: every lane has a[0] (ld.param)
+  u64 any, lo, hi;
 };
+
+// A converged warp's addresses with their OR, lowest and highest. Cloned for
+// AVX2 where the host has it (64-bit compares in vector registers; integer
+// work, so every clone gives the same result): this loop runs for every load
+// and store.
+__attribute__((target_clones("avx2", "default"))) void full_warp_addresses(const u64* base,
+                                                                           u64 offset, u64 mask,
+                                                                           Lanes& lanes) {
+  u64 any = 0, lo = ~u64{0}, hi = 0;
+  for (unsigned l = 0; l < 32; ++l) {
+    const u64 a = (base[l] + offset) & mask;
+    lanes.a[l] = a;
+    any |= a;
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+  }
+  lanes.any = any, lanes.lo = lo, lanes.hi = hi;
+}
 
 // The operand's register row and constant part are found once per
 // instruction, not per lane.
@@ -309,26 +331,33 @@ void lane_addresses(Ctx& c, const Access& acc, Lanes& lanes) {
                      (acc.addr.reg < 0 && acc.addr.has_symbol ? c.symbol_value(acc.addr, 0) : 0);
   lanes.uniform = acc.addr.reg < 0;
   if (lanes.uniform) {
-    for (unsigned l = 0; l < 32; ++l) lanes.a[l] = offset & acc.mask;
+    const u64 a = offset & acc.mask;
+    for (unsigned l = 0; l < 32; ++l) lanes.a[l] = a;
+    lanes.any = lanes.lo = lanes.hi = a;
     return;
   }
   const u64* base = c.reg(acc.addr.reg);
-  for (unsigned l = 0; l < 32; ++l) lanes.a[l] = (base[l] + offset) & acc.mask;
+  const u64 mask = acc.mask;
+  if (c.mask == ~0u) {
+    full_warp_addresses(base, offset, mask, lanes);
+    return;
+  }
+  for (unsigned l = 0; l < 32; ++l) lanes.a[l] = (base[l] + offset) & mask;
+  u64 any = 0, lo = ~u64{0}, hi = 0;
+  each_lane(c.mask, [&](unsigned l) {
+    const u64 a = lanes.a[l];
+    any |= a;
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+  });
+  lanes.any = any, lanes.lo = lo, lanes.hi = hi;
 }
 
 // An access of `bytes` (a power of two: a scalar, or a whole vector) must be
 // aligned to its size; the hardware faults otherwise (cudaErrorMisalignedAddress).
 void require_aligned(Ctx& c, const Access& acc, const Lanes& lanes, unsigned bytes) {
   const u64 low = bytes - 1;
-  u64 any = 0;
-  if (lanes.uniform) {
-    any = lanes.a[0];
-  } else if (c.mask == ~0u) {
-    for (unsigned l = 0; l < 32; ++l) any |= lanes.a[l];
-  } else {
-    each_lane(c.mask, [&](unsigned l) { any |= lanes.a[l]; });
-  }
-  if ((any & low) == 0) return;
+  if ((lanes.any & low) == 0) return;
   unsigned lane = 0;
   while (lane < 31 && (!((c.mask >> lane) & 1u) || (lanes.a[lanes.uniform ? 0 : lane] & low) == 0))
     ++lane;
@@ -340,17 +369,10 @@ void require_aligned(Ctx& c, const Access& acc, const Lanes& lanes, unsigned byt
               space_name(acc.space) + " access needs " + std::to_string(bytes) + "-byte alignment");
 }
 
-// Whether every active lane's address lies in [first, first + width]: one
-// independent comparison per lane.
-bool lanes_within(std::uint32_t mask, const Lanes& lanes, u64 first, u64 width) {
-  if (lanes.uniform) return lanes.a[0] - first <= width;
-  bool out = false;
-  if (mask == ~0u) {
-    for (unsigned l = 0; l < 32; ++l) out |= lanes.a[l] - first > width;
-  } else {
-    each_lane(mask, [&](unsigned l) { out |= lanes.a[l] - first > width; });
-  }
-  return !out;
+// Whether every active lane's address lies in [first, first + width]
+// (first + width does not wrap: a block of memory): its lowest and highest do.
+bool lanes_within(const Lanes& lanes, u64 first, u64 width) {
+  return lanes.lo >= first && lanes.hi - first <= width;
 }
 
 // The allocation holding lane a0's bytes, when every active lane's bytes lie
@@ -362,16 +384,16 @@ std::uint8_t* allocation_span(Ctx& c, const Lanes& lanes, u64 a0, unsigned bytes
   std::uint8_t* p = c.s.memory->find_block(a0, bytes, base, end);
   if (!p) return nullptr;
   if (generic && end > kSharedWindow && base < kClusterWindow + 16 * kWindowSize) return nullptr;
-  if (!lanes_within(c.mask, lanes, base, end - bytes - base)) return nullptr;
+  if (!lanes_within(lanes, base, end - bytes - base)) return nullptr;
   origin = base;
   return p;
 }
 
 // Host bytes p for addresses [origin, origin + size) when every active lane's
 // bytes lie there, else null.
-std::uint8_t* region_span(Ctx& c, const Lanes& lanes, std::uint8_t* p, u64 origin, u64 size,
+std::uint8_t* region_span(const Lanes& lanes, std::uint8_t* p, u64 origin, u64 size,
                           unsigned bytes) {
-  return size >= bytes && lanes_within(c.mask, lanes, origin, size - bytes) ? p : nullptr;
+  return size >= bytes && lanes_within(lanes, origin, size - bytes) ? p : nullptr;
 }
 
 // When every active lane's `bytes` bytes lie in one block of the access's
@@ -387,7 +409,7 @@ std::uint8_t* span(Ctx& c, const Access& acc, unsigned bytes, const Lanes& lanes
   switch (space) {
     case Space::Shared:
     case Space::SharedCta:
-      return region_span(c, lanes, c.s.shared.data(), 0, c.s.shared.size(), bytes);
+      return region_span(lanes, c.s.shared.data(), 0, c.s.shared.size(), bytes);
     case Space::None:
     case Space::Generic:
       // All in this CTA's shared memory window (what Access::resolve records as
@@ -395,7 +417,7 @@ std::uint8_t* span(Ctx& c, const Access& acc, unsigned bytes, const Lanes& lanes
       if (a0 >= kSharedWindow && a0 < kSharedWindow + kWindowSize) {
         space = Space::Shared;
         origin = kSharedWindow;
-        return region_span(c, lanes, c.s.shared.data(), origin, c.s.shared.size(), bytes);
+        return region_span(lanes, c.s.shared.data(), origin, c.s.shared.size(), bytes);
       }
       if (a0 >= kSharedWindow && a0 < kClusterWindow + 16 * kWindowSize) return nullptr;
       space = Space::Global;
@@ -406,7 +428,7 @@ std::uint8_t* span(Ctx& c, const Access& acc, unsigned bytes, const Lanes& lanes
     case Space::Param:  // kernel parameters named by their symbol, read only
       if (acc.write || !acc.addr.has_symbol || acc.addr.symbol_kind != SymbolKind::KernelParam)
         return nullptr;
-      return region_span(c, lanes, const_cast<std::uint8_t*>(c.s.config->params.data()), 0,
+      return region_span(lanes, const_cast<std::uint8_t*>(c.s.config->params.data()), 0,
                          c.s.config->params.size(), bytes);
     default:
       return nullptr;
@@ -699,6 +721,49 @@ bool exec_memory(Ctx& c, const Instruction& i) {
     }
     default:
       return false;
+  }
+}
+
+// --- Handlers for the frequent forms (fast_paths.h): the scalar ld and st of
+// exec_memory with the access size fixed.
+namespace {
+
+template <unsigned B>
+void load_fast(Ctx& c, const Instruction& i) {
+  const Operand& d = i.ops[0];
+  Access acc{c, i, i.ops[1], i.space, false};
+  load_lanes<B>(c, acc, c.reg(d.reg), c.reg_width(d.reg), is_signed(i.type));
+}
+
+template <unsigned B>
+void store_fast(Ctx& c, const Instruction& i) {
+  Access acc{c, i, i.ops[0], i.space, true};
+  std::uint64_t scratch[32];
+  store_lanes<B>(c, acc, c.src(i.ops[1], scratch));
+}
+
+}  // namespace
+
+FastHandler memory_fast_handler(FastForm f) {
+  switch (f) {
+    case FastForm::Load1:
+      return load_fast<1>;
+    case FastForm::Load2:
+      return load_fast<2>;
+    case FastForm::Load4:
+      return load_fast<4>;
+    case FastForm::Load8:
+      return load_fast<8>;
+    case FastForm::Store1:
+      return store_fast<1>;
+    case FastForm::Store2:
+      return store_fast<2>;
+    case FastForm::Store4:
+      return store_fast<4>;
+    case FastForm::Store8:
+      return store_fast<8>;
+    default:
+      return nullptr;
   }
 }
 

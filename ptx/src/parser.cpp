@@ -7,9 +7,11 @@
 
 #include "cfg.h"
 #include "decode.h"
+#include "fast_paths.h"
 #include "lexer.h"
 #include "ptx/errors.h"
 #include "ptx/ir.h"
+#include "register_init.h"
 #include "shared_layout.h"
 #include "wgmma_decode.h"
 
@@ -72,6 +74,9 @@ class Parser {
     for (Function& f : m_.functions) {
       if (!f.defined) continue;
       compute_reconvergence(f);
+      for (Instruction& i : f.code) i.fast = fast_form(i);
+      f.zeroed_registers = registers_read_before_written(f);
+      f.zeroed_registers_known = true;
     }
   }
 

@@ -37,6 +37,9 @@ class Device {
             Module::parse(read_text(std::string(CNUAS_PTX_DIR) + "/" + kernel_file), kernel_file)),
         loaded_(module_, memory_),
         executor_(memory_, printed_) {}
+  // A module parsed (or changed) by the test itself.
+  explicit Device(std::shared_ptr<const Module> module)
+      : module_(std::move(module)), loaded_(module_, memory_), executor_(memory_, printed_) {}
 
   template <class T>
   std::uint64_t upload(const std::vector<T>& v) {

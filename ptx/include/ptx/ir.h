@@ -284,6 +284,36 @@ struct BulkOp {
   Mode reduce = Mode::None;
 };
 
+// The frequent instruction forms whose handler the engine picks by this tag
+// instead of by its generic dispatch (ptx/src/fast_paths.h); None for all others.
+enum class FastForm : std::uint8_t {
+  None,
+  AddU32,
+  SubU32,
+  AddAny,
+  SubAny,
+  MulLoU32,
+  MulWideS32,
+  MulWideU32,
+  MadLoU32,
+  ShlU32,
+  And,
+  Or,
+  Xor,
+  Mov32,
+  Mov64,
+  SetpInt,
+  Load1,
+  Load2,
+  Load4,
+  Load8,
+  Store1,
+  Store2,
+  Store4,
+  Store8,
+  Count
+};
+
 struct Instruction {
   Opcode op = Opcode::Invalid;
   Type type = Type::None;   // the instruction type (last type suffix for most)
@@ -302,11 +332,12 @@ struct Instruction {
   std::uint32_t column = 0;
   std::uint32_t reconverge = 0;  // for branches: the immediate post-dominator pc
   Operand ops[6];
-  MatrixOp matrix;          // wmma only
-  SampleOp sample;          // tex, tld4, txq, suld, sust, suq
-  BulkOp bulk;              // cp.async.bulk*, cp.reduce.async.bulk*
-  std::string text;         // the source statement, for error messages only
-  std::string unsupported;  // why this form cannot run; empty when it can
+  MatrixOp matrix;                 // wmma only
+  SampleOp sample;                 // tex, tld4, txq, suld, sust, suq
+  BulkOp bulk;                     // cp.async.bulk*, cp.reduce.async.bulk*
+  std::string text;                // the source statement, for error messages only
+  std::string unsupported;         // why this form cannot run; empty when it can
+  FastForm fast = FastForm::None;  // set by the parser (fast_paths.h)
   bool has(Flag f) const { return (flags & f) != 0; }
 };
 
@@ -342,9 +373,13 @@ struct Function {
   std::vector<Param> returns;
   std::vector<Register> registers;
   std::vector<Instruction> code;
-  std::uint32_t param_bytes = 0;             // kernel parameter buffer size
-  std::uint32_t call_param_bytes = 0;        // scratch for .param declared in the body (call args)
-  std::uint32_t local_bytes = 0;             // this function's frame of .local variables
+  std::uint32_t param_bytes = 0;       // kernel parameter buffer size
+  std::uint32_t call_param_bytes = 0;  // scratch for .param declared in the body (call args)
+  std::uint32_t local_bytes = 0;       // this function's frame of .local variables
+  // Registers a thread may read before writing them, which each new CTA must
+  // find zeroed (register_init.h); until the parser has found them, all.
+  std::vector<std::uint32_t> zeroed_registers;
+  bool zeroed_registers_known = false;
   std::uint32_t static_shared_bytes = 0;     // module .shared and this kernel's own
   std::uint32_t entry_shared_bytes = 0;      // a kernel's own .shared (declared in its body)
   std::uint32_t entry_shared_base = 0;       // where that region starts in the CTA's shared memory

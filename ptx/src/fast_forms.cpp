@@ -1,0 +1,98 @@
+// Which FastForm an instruction has: the conditions under which exec_integer
+// and exec_memory take the branch each form's handler runs.
+#include "fast_paths.h"
+
+namespace cnuas::ptx {
+namespace {
+
+bool integer_like(Type t) {  // what exec_integer's arithmetic accepts
+  return !is_float(t) && t != Type::None && t != Type::B128;
+}
+
+bool plain_arithmetic(const Instruction& i) {
+  return integer_like(i.type) && !i.has(kCc) && !i.has(kSat) && !i.has(kHi) && !i.has(kWide);
+}
+
+FastForm sized(unsigned bytes, FastForm one) {
+  const auto base = static_cast<unsigned>(one);
+  switch (bytes) {
+    case 1:
+      return one;
+    case 2:
+      return static_cast<FastForm>(base + 1);
+    case 4:
+      return static_cast<FastForm>(base + 2);
+    case 8:
+      return static_cast<FastForm>(base + 3);
+    default:
+      return FastForm::None;
+  }
+}
+
+bool setp_compare(Cmp c) {  // the comparisons exec_integer's compare_lanes runs itself
+  switch (c) {
+    case Cmp::Eq:
+    case Cmp::Ne:
+    case Cmp::Lo:
+    case Cmp::Ls:
+    case Cmp::Hi:
+    case Cmp::Hs:
+    case Cmp::Lt:
+    case Cmp::Le:
+    case Cmp::Gt:
+    case Cmp::Ge:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+FastForm fast_form(const Instruction& i) {
+  if (!i.unsupported.empty()) return FastForm::None;
+  const unsigned bits = type_bits(i.type);
+  switch (i.op) {
+    case Opcode::mov:
+      if (i.ops[0].kind != Operand::Kind::Reg || i.ops[1].kind == Operand::Kind::Vector ||
+          i.type == Type::Pred)
+        return FastForm::None;
+      if (bits == 32) return FastForm::Mov32;
+      return bits == 64 || bits == 0 ? FastForm::Mov64 : FastForm::None;
+    case Opcode::setp:
+      if (is_float(i.type) || i.type == Type::None || i.has(kAnd) || i.has(kOr) || i.has(kXor) ||
+          bits > 64 || !setp_compare(i.cmp))
+        return FastForm::None;
+      return FastForm::SetpInt;
+    case Opcode::add:
+    case Opcode::sub:
+      if (!plain_arithmetic(i)) return FastForm::None;
+      if (bits == 32) return i.op == Opcode::add ? FastForm::AddU32 : FastForm::SubU32;
+      return i.op == Opcode::add ? FastForm::AddAny : FastForm::SubAny;
+    case Opcode::mul:
+      if (!integer_like(i.type) || i.has(kHi) || bits != 32) return FastForm::None;
+      if (!i.has(kWide)) return FastForm::MulLoU32;
+      return is_signed(i.type) ? FastForm::MulWideS32 : FastForm::MulWideU32;
+    case Opcode::mad:
+      return plain_arithmetic(i) && bits == 32 ? FastForm::MadLoU32 : FastForm::None;
+    case Opcode::shl:
+      return integer_like(i.type) && bits == 32 ? FastForm::ShlU32 : FastForm::None;
+    case Opcode::and_:
+      return integer_like(i.type) ? FastForm::And : FastForm::None;
+    case Opcode::or_:
+      return integer_like(i.type) ? FastForm::Or : FastForm::None;
+    case Opcode::xor_:
+      return integer_like(i.type) ? FastForm::Xor : FastForm::None;
+    case Opcode::ld:
+    case Opcode::ldu:
+      if (i.ops[0].kind != Operand::Kind::Reg) return FastForm::None;
+      return sized(type_bytes(i.type), FastForm::Load1);
+    case Opcode::st:
+      if (i.ops[1].kind == Operand::Kind::Vector) return FastForm::None;
+      return sized(type_bytes(i.type), FastForm::Store1);
+    default:
+      return FastForm::None;
+  }
+}
+
+}  // namespace cnuas::ptx
