@@ -503,6 +503,7 @@ struct FastHandlers {
       const auto form = static_cast<FastForm>(f);
       of[f] = integer_fast_handler(form);
       if (!of[f]) of[f] = memory_fast_handler(form);
+      if (!of[f]) of[f] = float_fast_handler(form);
       if (!of[f]) std::abort();  // a form without a handler: a programming error
     }
   }

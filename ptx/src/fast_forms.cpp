@@ -47,10 +47,34 @@ bool setp_compare(Cmp c) {  // the comparisons exec_integer's compare_lanes runs
   }
 }
 
+// f32 add/sub/mul/fma (and mad, fma's alias here) rounded to nearest without
+// .ftz or .sat: exec_float's plain lane loops.
+FastForm float_form(const Instruction& i) {
+  if (i.type != Type::F32 || (i.round != Round::None && i.round != Round::Rn) || i.has(kFtz) ||
+      i.has(kSat))
+    return FastForm::None;
+  switch (i.op) {
+    case Opcode::add:
+      return FastForm::AddF32;
+    case Opcode::sub:
+      return FastForm::SubF32;
+    case Opcode::mul:
+      return FastForm::MulF32;
+    case Opcode::fma:
+    case Opcode::mad:
+      return FastForm::FmaF32;
+    default:
+      return FastForm::None;
+  }
+}
+
 }  // namespace
 
 FastForm fast_form(const Instruction& i) {
   if (!i.unsupported.empty()) return FastForm::None;
+  const bool arithmetic = i.op == Opcode::add || i.op == Opcode::sub || i.op == Opcode::mul ||
+                          i.op == Opcode::fma || i.op == Opcode::mad;
+  if (is_float(i.type) && arithmetic) return float_form(i);  // exec_float's, tried first
   const unsigned bits = type_bits(i.type);
   switch (i.op) {
     case Opcode::mov:

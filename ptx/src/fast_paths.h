@@ -20,5 +20,6 @@ FastForm fast_form(const Instruction& i);
 // The handler of a form, from the group that owns it; null for another group's.
 FastHandler integer_fast_handler(FastForm f);  // ops_integer.cpp
 FastHandler memory_fast_handler(FastForm f);   // ops_memory.cpp
+FastHandler float_fast_handler(FastForm f);    // ops_float.cpp
 
 }  // namespace cnuas::ptx

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "fast_paths.h"
 #include "half.h"
 #include "lanes.h"
 #include "rounding.h"
@@ -643,6 +644,37 @@ bool exec_float(Ctx& c, const Instruction& i) {
     return true;
   }
   return false;
+}
+
+// --- Handlers for the frequent forms (fast_paths.h): exec_float's f32
+// branches for round-to-nearest without .ftz or .sat.
+namespace {
+
+void add_f32(Ctx& c, const Instruction& i) {
+  map2(c, i, [](u64 a, u64 b) { return f32_to_bits(bits_to_f32(a) + bits_to_f32(b)); });
+}
+void sub_f32(Ctx& c, const Instruction& i) {
+  map2(c, i, [](u64 a, u64 b) { return f32_to_bits(bits_to_f32(a) - bits_to_f32(b)); });
+}
+void mul_f32(Ctx& c, const Instruction& i) {
+  map2(c, i, [](u64 a, u64 b) { return f32_to_bits(bits_to_f32(a) * bits_to_f32(b)); });
+}
+
+}  // namespace
+
+FastHandler float_fast_handler(FastForm f) {
+  switch (f) {
+    case FastForm::AddF32:
+      return add_f32;
+    case FastForm::SubF32:
+      return sub_f32;
+    case FastForm::MulF32:
+      return mul_f32;
+    case FastForm::FmaF32:
+      return fma_f32;
+    default:
+      return nullptr;
+  }
 }
 
 }  // namespace cnuas::ptx

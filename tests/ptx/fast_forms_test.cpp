@@ -42,7 +42,7 @@ TEST(FastForms, ParserTagsTheFrequentFormsOnly) {
       {"ld.global.f32", FastForm::Load4},     {"st.shared.f32", FastForm::Store4},
       {"ld.shared.f32", FastForm::Load4},     {"mad.lo.s32", FastForm::MadLoU32},
       {"mul.wide.s32", FastForm::MulWideS32}, {"setp.lt.s32", FastForm::SetpInt},
-      {"add.s64", FastForm::AddAny},          {"fma.rn.f32", FastForm::None},
+      {"add.s64", FastForm::AddAny},          {"fma.rn.f32", FastForm::FmaF32},
       {"bar.sync", FastForm::None},
   };
   for (const auto& [text, form] : expected) {
@@ -201,8 +201,7 @@ TEST(RegisterInit, RegistersReadBeforeWrittenAreFoundAndZeroedForEachCta) {
   mem.read(out, got.data(), got.size() * 4);
   for (int b = 0; b < ctas; ++b)
     for (int t = 0; t < 32; ++t)
-      EXPECT_EQ(got[b * 32 + t], (b == 0 ? 107u : 0u) + t)
-          << "CTA " << b << " thread " << t;
+      EXPECT_EQ(got[b * 32 + t], (b == 0 ? 107u : 0u) + t) << "CTA " << b << " thread " << t;
 }
 
 }  // namespace

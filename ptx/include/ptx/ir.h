@@ -311,6 +311,10 @@ enum class FastForm : std::uint8_t {
   Store2,
   Store4,
   Store8,
+  AddF32,
+  SubF32,
+  MulF32,
+  FmaF32,
   Count
 };
 
