@@ -23,11 +23,11 @@ std::string form_name(const MatrixOp& mx) {
   std::string bits;
   if (mx.bit_op != MatrixOp::BitOp::None)
     bits = mx.bit_op == MatrixOp::BitOp::And ? ".and.popc" : ".xor.popc";
-  return std::string("the mma") + (mx.sparse ? (mx.ordered_metadata ? ".sp::ordered_metadata" : ".sp") : "") +
-         " form m" + std::to_string(mx.m) + "n" + std::to_string(mx.n) + "k" +
-         std::to_string(mx.k) + bits + "." + std::string(type_name(mx.d)) + "." +
-         std::string(type_name(mx.a)) + "." + std::string(type_name(mx.b)) + "." +
-         std::string(type_name(mx.c));
+  return std::string("the mma") +
+         (mx.sparse ? (mx.ordered_metadata ? ".sp::ordered_metadata" : ".sp") : "") + " form m" +
+         std::to_string(mx.m) + "n" + std::to_string(mx.n) + "k" + std::to_string(mx.k) + bits +
+         "." + std::string(type_name(mx.d)) + "." + std::string(type_name(mx.a)) + "." +
+         std::string(type_name(mx.b)) + "." + std::string(type_name(mx.c));
 }
 
 // The K values of m16n8 (m8n8 where `small` holds) for the input type, dense and sparse.
@@ -57,21 +57,21 @@ std::string mma_form_problem(const MatrixOp& mx) {
       "b1 with .and.popc or .xor.popc, m8n8k4 f64; sparse .sp: m16n8k16/k32 f16/bf16, "
       "m16n8k8/k16 tf32, m16n8k32/k64 s8/u8, m16n8k64/k128 s4/u4, m16n8k64 e4m3/e5m2)";
   const Type a = mx.a, b = mx.b;
-  const bool types_ok = half(a)            ? b == a
-                        : a == Type::TF32  ? b == a
-                        : byte_int(a)      ? byte_int(b)
-                        : fp8(a)           ? fp8(b)
-                        : nibble(a)        ? nibble(b)
-                        : a == Type::B1    ? b == a
-                        : a == Type::F64   ? b == a
-                                           : false;
+  const bool types_ok = half(a)           ? b == a
+                        : a == Type::TF32 ? b == a
+                        : byte_int(a)     ? byte_int(b)
+                        : fp8(a)          ? fp8(b)
+                        : nibble(a)       ? nibble(b)
+                        : a == Type::B1   ? b == a
+                        : a == Type::F64  ? b == a
+                                          : false;
   if (!types_ok) return form_name(mx) + known;
   bool acc_ok;
   if (a == Type::F16)
     acc_ok = f16_or_f32(mx.c) && f16_or_f32(mx.d);
   else if (fp8(a))
-    acc_ok = mx.sparse ? mx.c == Type::F32 && mx.d == Type::F32
-                       : f16_or_f32(mx.c) && f16_or_f32(mx.d);
+    acc_ok =
+        mx.sparse ? mx.c == Type::F32 && mx.d == Type::F32 : f16_or_f32(mx.c) && f16_or_f32(mx.d);
   else if (byte_int(a) || nibble(a) || a == Type::B1)
     acc_ok = mx.c == Type::S32 && mx.d == Type::S32;
   else if (a == Type::F64)
@@ -152,8 +152,7 @@ std::string expand_sparse_rows(const SparseA& s, unsigned selector, bool ordered
            std::string(type_name(s.type)) + " with K " + std::to_string(s.k) + " it selects " +
            std::to_string(threads) + " thread" + (threads > 1 ? "s" : "") +
            " of each group of four: accepted 0" +
-           (s.selectors() > 1 ? " to " + std::to_string(s.selectors() - 1) : std::string()) +
-           ")";
+           (s.selectors() > 1 ? " to " + std::to_string(s.selectors() - 1) : std::string()) + ")";
   }
   const bool tf32 = s.type == Type::TF32;
   const unsigned unit = nibble(s.type) ? 2 : 1;

@@ -270,9 +270,9 @@ Fragment unpack_sparse(Ctx& c, const Instruction& i, const Fragment& packed) {
   const u64* meta = c.src(i.ops[4], meta_scratch);
   Fragment full{dims_of(mx, 'a'), {}};
   unsigned lane = 0;
-  const std::string why = expand_sparse_rows(SparseA{mx.a, mx.k},
-                                             static_cast<unsigned>(i.ops[5].imm),
-                                             mx.ordered_metadata, meta, packed.v, full.v, lane);
+  const std::string why =
+      expand_sparse_rows(SparseA{mx.a, mx.k}, static_cast<unsigned>(i.ops[5].imm),
+                         mx.ordered_metadata, meta, packed.v, full.v, lane);
   if (!why.empty()) c.fault(lane, i, "mma.sp: " + why);
   return full;
 }

@@ -103,10 +103,8 @@ __device__ void wgmma_sync() {
 // a: packed A, 64 rows of 32 bytes; b: N rows of 64 bytes; meta: one word per thread.
 __global__ void sparse_tile(int kind, const unsigned char* a, const unsigned char* b,
                             const uint32_t* meta, uint32_t* d) {
-  for (int i = threadIdx.x; i < 64 * 32; i += kThreads)
-    smem_a[swizzled(32, i / 32, i % 32)] = a[i];
-  for (int i = threadIdx.x; i < N * 64; i += kThreads)
-    smem_b[swizzled(64, i / 64, i % 64)] = b[i];
+  for (int i = threadIdx.x; i < 64 * 32; i += kThreads) smem_a[swizzled(32, i / 32, i % 32)] = a[i];
+  for (int i = threadIdx.x; i < N * 64; i += kThreads) smem_b[swizzled(64, i / 64, i % 64)] = b[i];
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
   __syncthreads();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
@@ -267,8 +265,8 @@ int main() {
                quarters, 3);
   bad += check(3, {"e4m3 x e5m2 m64n16k64", 1, false, 0, put_e4m3, quarters, false}, put_e5m2,
                quarters, 4);
-  bad += check(4, {"s8 x u8 m64n16k64, A in registers", 1, false, 0, put_byte, s8, true},
-               put_byte, u8, 5);
+  bad += check(4, {"s8 x u8 m64n16k64, A in registers", 1, false, 0, put_byte, s8, true}, put_byte,
+               u8, 5);
   CHECK(bad == 0);
   std::printf("PASS\n");
   return 0;

@@ -181,7 +181,8 @@ void make_sparse(const Form& f, Problem& p, std::mt19937& rng) {
         for (unsigned w = 0; w < unit; ++w) keep.push_back(i0 * unit + w);
         for (unsigned w = 0; w < unit; ++w) keep.push_back(i1 * unit + w);
       }
-      for (unsigned e = 0; e < chunk_elems; ++e) p.a[std::size_t{row} * f.k + ch * chunk_elems + e] = 0;
+      for (unsigned e = 0; e < chunk_elems; ++e)
+        p.a[std::size_t{row} * f.k + ch * chunk_elems + e] = 0;
       for (unsigned s = 0; s < keep.size(); ++s) {
         const double v = random_value(f.a, rng);
         p.a[std::size_t{row} * f.k + ch * chunk_elems + keep[s]] = v;
@@ -195,7 +196,7 @@ void make_sparse(const Form& f, Problem& p, std::mt19937& rng) {
     }
 }
 
-// Runs the form on random operands and checks every element of D; returns the problem.
+// Runs the form on random operands and checks every element of D.
 void check_form(const Form& f, std::uint32_t seed) {
   SCOPED_TRACE(f.kernel);
   std::mt19937 rng(seed);
@@ -257,8 +258,8 @@ void check_form(const Form& f, std::uint32_t seed) {
       } else {
         want = encode(f.acc == T::F32 ? static_cast<float>(sum) : sum, f.acc);
       }
-      ASSERT_EQ(got, want) << "lane " << lane << " element " << i << " (row " << at.row
-                           << ", col " << at.col << ")";
+      ASSERT_EQ(got, want) << "lane " << lane << " element " << i << " (row " << at.row << ", col "
+                           << at.col << ")";
     }
 }
 
@@ -298,15 +299,11 @@ TEST(PtxMmaSubByte, BitsWithAndOrXorPopc) {
   CNUAS_REQUIRE_NVCC();
   check_form({"b1_xor_m8n8k128", 8, 8, 128, T::B1, T::B1, T::S32, 1, 1, 2, -1, false, true}, 17);
   check_form({"b1_and_m16n8k128", 16, 8, 128, T::B1, T::B1, T::S32, 2, 1, 4, -1}, 18);
-  check_form({"b1_xor_m16n8k256", 16, 8, 256, T::B1, T::B1, T::S32, 4, 2, 4, -1, false, true},
-             19);
+  check_form({"b1_xor_m16n8k256", 16, 8, 256, T::B1, T::B1, T::S32, 4, 2, 4, -1, false, true}, 19);
 }
 
-// b1 by hand: lane 0 holds row 0 of A bits 0-31 and column 0 of B bits 0-31 (m8n8k128).
-// A row 0 = 0xF0F0F0F0 in its first 32 bits, B col 0 = 0xFF00FF00, everything else 0:
-// AND: 0xF000F000 has 8 bits set; XOR: 0x0FF00FF0 has 16 bits set, and the other 96
-// bits of K are 0 against 0 for both. C = 0, so D[0][0] is 16 (xor) - checked via the
-// same kernel with a hand-made input.
+// b1 by hand (m8n8k128 .xor.popc): lane 0 holds bits 0-31 of row 0 of A (0xF0F0F0F0)
+// and of column 0 of B (0xFF00FF00); every other bit of A, B and C is 0.
 TEST(PtxMmaSubByte, XorPopcByHand) {
   CNUAS_REQUIRE_NVCC();
   std::vector<std::uint32_t> in(32 * 5, 0);
@@ -317,7 +314,7 @@ TEST(PtxMmaSubByte, XorPopcByHand) {
   const auto dout = dev.alloc<std::uint32_t>(64);
   dev.launch("b1_xor_m8n8k128", {1, 1, 1}, {32, 1, 1}, din, dout);
   const auto out = dev.download<std::uint32_t>(dout, 64);
-  EXPECT_EQ(out[0], 16u);  // D[0][0]
+  EXPECT_EQ(out[0], 16u);  // D[0][0]: 0xF0F0F0F0 ^ 0xFF00FF00 = 0x0FF00FF0, 16 bits
   // D[0][1] (lane 0, element 1): row 0 of A against column 1 of B (lane 4's B, all 0):
   // 0xF0F0F0F0 XOR 0 has 16 bits.
   EXPECT_EQ(out[1], 16u);
@@ -374,9 +371,9 @@ TEST(PtxMmaSparse, UnorderedMetadataWithOrderedModifierStops) {
 TEST(PtxMmaSparse, FormsAndSelectorsOutsideTheIsaAreNamed) {
   const std::string header = ".version 9.0\n.target sm_90\n.address_size 64\n";
   auto reason = [&](const std::string& inst) {
-    auto m = Module::parse(header + ".visible .entry k()\n{\n\t.reg .b32 %r<20>;\n\t" + inst +
-                               "\n\tret;\n}\n",
-                           "k.ptx");
+    auto m = Module::parse(
+        header + ".visible .entry k()\n{\n\t.reg .b32 %r<20>;\n\t" + inst + "\n\tret;\n}\n",
+        "k.ptx");
     const auto u = m->unsupported();
     return u.empty() ? std::string() : u[0].reason;
   };
