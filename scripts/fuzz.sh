@@ -80,7 +80,7 @@ case "$target" in
   ptx)
     cp "$build"/tests/ptx/kernels/*.ptx "$out/corpus/" 2>/dev/null || true
     clang++ "${flags[@]}" -Iptx/include -Iptx/src \
-      ptx/src/{types,opcodes,errors,lexer,decode,decode_bulk,parser,cfg,fast_forms,register_init,shared_layout,wgmma_decode}.cpp tests/ptx/fuzz/parse_fuzzer.cpp \
+      ptx/src/{types,opcodes,errors,lexer,decode,decode_bulk,parser,cfg,fast_forms,register_init,shared_layout,wgmma_decode,mma_layout}.cpp tests/ptx/fuzz/parse_fuzzer.cpp \
       -o "$out/fuzzer"
     ;;
   fatbin)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fp8.h"
+#include "mma_layout.h"
 #include "wgmma_decode.h"
 
 namespace cnuas::ptx {
@@ -246,9 +247,9 @@ void decode_wmma(const std::vector<std::string>& parts, Instruction& inst) {
     else if (m == "row" || m == "col")
       (layouts++ == 0 ? mx.row : mx.b_row) = m == "row";
     else if (std::sscanf(m.c_str(), "m%un%uk%u", &mm, &nn, &kk) == 3) {
-      mx.m = static_cast<std::uint8_t>(mm);
-      mx.n = static_cast<std::uint8_t>(nn);
-      mx.k = static_cast<std::uint8_t>(kk);
+      mx.m = static_cast<std::uint16_t>(mm);
+      mx.n = static_cast<std::uint16_t>(nn);
+      mx.k = static_cast<std::uint16_t>(kk);  // up to k256 (.b1)
     } else if (auto t = type_from_name(m))
       types.push_back(*t);
     else if (Space s = space_word(m); s != Space::None)
@@ -262,7 +263,12 @@ void decode_wmma(const std::vector<std::string>& parts, Instruction& inst) {
       mx.count = static_cast<std::uint8_t>(m[1] - '0');
     else if (m == "trans")
       mx.trans = true;
-    else if (m == "sync" || m == "aligned" || m == "rn")
+    else if (m == "sp" || m == "sp::ordered_metadata") {
+      mx.sparse = true;
+      mx.ordered_metadata = m != "sp";
+    } else if (m == "and" || m == "xor")
+      mx.bit_op = m == "and" ? MatrixOp::BitOp::And : MatrixOp::BitOp::Xor;
+    else if (m == "sync" || m == "aligned" || m == "rn" || m == "popc")
       continue;
     else if (inst.unsupported.empty())
       inst.unsupported = "modifier ." + m + " of " + parts[0];
@@ -436,31 +442,13 @@ bool decode_opcode(const std::string& word, Instruction& inst) {
 namespace cnuas::ptx {
 
 // The mma shapes and types whose per-lane fragment layouts the engine knows
-// (ops_matrix.cpp), and the 8x8 b16 matrices of ldmatrix/stmatrix/movmatrix.
+// (ops_matrix.cpp, mma_layout.cpp), and the 8x8 b16 matrices of
+// ldmatrix/stmatrix/movmatrix.
 bool architected_layout_known(const Instruction& inst) {
   const MatrixOp& mx = inst.matrix;
   if (inst.op != Opcode::mma)
     return mx.m == 8 && mx.n == 8 && (inst.type == Type::B16 || inst.type == Type::None);
-  auto half = [](Type t) { return t == Type::F16 || t == Type::BF16; };
-  auto byte = [](Type t) { return t == Type::S8 || t == Type::U8; };
-  auto f16_or_f32 = [](Type t) { return t == Type::F16 || t == Type::F32; };
-  // f16 inputs take f16 or f32 for C and D independently; bf16 only f32.
-  const bool accumulators = mx.a == Type::F16 ? f16_or_f32(mx.c) && f16_or_f32(mx.d)
-                                              : mx.c == Type::F32 && mx.d == Type::F32;
-  if (mx.m == 16 && mx.n == 8 && (mx.k == 16 || mx.k == 8) && half(mx.a) && mx.b == mx.a &&
-      accumulators)
-    return true;
-  if (mx.m == 16 && mx.n == 8 && (mx.k == 4 || mx.k == 8) && mx.a == Type::TF32 &&
-      mx.b == Type::TF32 && mx.c == Type::F32)
-    return true;
-  if (mx.m == 16 && mx.n == 8 && (mx.k == 16 || mx.k == 32) && byte(mx.a) && byte(mx.b) &&
-      mx.c == Type::S32)
-    return true;
-  auto fp8 = [](Type t) { return t == Type::E4M3 || t == Type::E5M2; };
-  if (mx.m == 16 && mx.n == 8 && (mx.k == 16 || mx.k == 32) && fp8(mx.a) && fp8(mx.b) &&
-      f16_or_f32(mx.c) && f16_or_f32(mx.d))
-    return true;
-  return mx.m == 8 && mx.n == 8 && mx.k == 4 && mx.a == Type::F64 && mx.c == Type::F64;
+  return mma_form_problem(mx).empty();
 }
 
 // The cvt forms with 8-bit float pairs the PTX ISA defines (sm_89+):
@@ -642,16 +630,13 @@ void check_supported(Instruction& inst) {
     return;
   }
   if (inst.type == Type::B128) inst.unsupported = "128-bit (.b128) operands are not implemented";
-  if (inst.op == Opcode::mma && inst.unsupported.empty() && !architected_layout_known(inst)) {
-    const MatrixOp& mx = inst.matrix;
-    inst.unsupported =
-        "the mma form m" + std::to_string(mx.m) + "n" + std::to_string(mx.n) + "k" +
-        std::to_string(mx.k) + "." + std::string(type_name(mx.d)) + "." +
-        std::string(type_name(mx.a)) + "." + std::string(type_name(mx.b)) + "." +
-        std::string(type_name(mx.c)) +
-        " (fragment layouts known: m16n8k8/k16 f16/bf16, m16n8k4/k8 tf32, m16n8k16/k32 "
-        "s8/u8 and e4m3/e5m2, m8n8k4 f64)";
-  }
+  if (inst.op == Opcode::mma && inst.unsupported.empty())
+    if (std::string why = mma_form_problem(inst.matrix); !why.empty()) inst.unsupported = why;
+  const auto sub_byte = [](Type t) { return t == Type::S4 || t == Type::U4 || t == Type::B1; };
+  if (inst.op != Opcode::mma && (sub_byte(inst.type) || sub_byte(inst.type2)) &&
+      inst.unsupported.empty())
+    inst.unsupported = std::string(opcode_name(inst.op)) +
+                       " on a sub-byte type (.s4, .u4 and .b1 are taken by mma only)";
   const bool fp8_cvt = inst.op == Opcode::cvt && (is_fp8(inst.type) || is_fp8(inst.type2));
   if (fp8_cvt) {
     if (std::string why = fp8_cvt_problem(inst); !why.empty()) inst.unsupported = why;

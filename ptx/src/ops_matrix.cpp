@@ -14,6 +14,7 @@
 #include "half.h"
 #include "lanes.h"
 #include "matrix_elements.h"
+#include "mma_layout.h"
 
 namespace cnuas::ptx {
 
@@ -86,6 +87,12 @@ double decode(u64 bits, Type t) {
       return fp8_to_double(static_cast<std::uint8_t>(bits), t);
     case Type::S32:
       return static_cast<double>(sign_extend(bits, 32));
+    case Type::S4:
+      return static_cast<double>(sign_extend(bits, 4));
+    case Type::U4:
+      return static_cast<double>(bits & 0xf);
+    case Type::B1:
+      return static_cast<double>(bits & 1);
     default:
       return 0;
   }
@@ -228,43 +235,16 @@ bool exec_matrix(Ctx& c, const Instruction& i) {
 namespace cnuas::ptx {
 namespace {
 
-struct Coord {
-  unsigned row, col;
-};
+using Coord = MmaCoord;
 
-// Element i of a lane's A, B or C/D fragment, in register order.
-Coord mma_coord(const MatrixOp& mx, char which, unsigned lane, unsigned i) {
-  const unsigned g = lane / 4, t = lane % 4;
-  const Type in = mx.a;
-  if (which == 'c') {
-    if (mx.a == Type::F64) return {g, 2 * t + i};
-    return {g + ((i & 2) ? 8u : 0u), 2 * t + (i & 1)};
-  }
-  if (in == Type::F64) return which == 'a' ? Coord{g, t} : Coord{t, g};
-  if (in == Type::TF32) {
-    if (which == 'a') return {g + ((i & 1) ? 8u : 0u), t + ((i & 2) ? 4u : 0u)};
-    return {t + (i ? 4u : 0u), g};
-  }
-  if (in == Type::S8 || in == Type::U8 || in == Type::E4M3 || in == Type::E5M2) {
-    const unsigned r = i / 4, p = i % 4;
-    if (which == 'a') return {g + ((r & 1) ? 8u : 0u), 4 * t + p + ((r & 2) ? 16u : 0u)};
-    return {4 * t + p + (r ? 16u : 0u), g};
-  }
-  // f16 / bf16
-  if (which == 'a') return {g + ((i & 2) ? 8u : 0u), 2 * t + (i & 1) + ((i & 4) ? 8u : 0u)};
-  return {2 * t + (i & 1) + ((i & 2) ? 8u : 0u), g};
-}
-
-unsigned fragment_elements(const MatrixOp& mx, char which) {
-  const Dims d = dims_of(mx, which);
-  return d.rows * d.cols / 32;
-}
-
+// A lane's fragment of A, B or C as a plain matrix; a sparse A is returned packed (M x K/2).
 Fragment gather_mma(Ctx& c, const Instruction& i, const Operand& regs, char which, Type t) {
   const MatrixOp& mx = i.matrix;
-  const unsigned per = per_register(t), bits = element_bytes(t) * 8,
-                 n = fragment_elements(mx, which);
-  Fragment f{dims_of(mx, which), {}};
+  const unsigned bits = mma_element_bits(t), per = bits >= 32 ? 1 : 32 / bits,
+                 n = mma_fragment_elements(mx, which);
+  Dims dims = dims_of(mx, which);
+  if (which == 'a' && mx.sparse) dims.cols /= 2;
+  Fragment f{dims, {}};
   f.v.assign(std::size_t{f.dims.rows} * f.dims.cols, 0.0);
   for (unsigned lane = 0; lane < 32; ++lane)
     for (unsigned e = 0; e < n; ++e) {
@@ -272,11 +252,29 @@ Fragment gather_mma(Ctx& c, const Instruction& i, const Operand& regs, char whic
       if (r >= regs.regs.size() || regs.regs[r] < 0)
         c.fault(lane, i, "mma fragment has too few registers");
       const u64 word = c.reg(regs.regs[r])[lane];
-      const Coord at = mma_coord(mx, which, lane, e);
+      const Coord at = mma_fragment_coord(mx, which, lane, e);
       f.v[std::size_t{at.row} * f.dims.cols + at.col] =
           decode(truncate(word >> ((e % per) * bits), bits), t);
     }
   return f;
+}
+
+// mma.sp: the packed A with its metadata (ops[4]) and selector (ops[5]) as the full M x K A.
+Fragment unpack_sparse(Ctx& c, const Instruction& i, const Fragment& packed) {
+  const MatrixOp& mx = i.matrix;
+  std::uint64_t meta_scratch[32];
+  if (i.nops != 6 || i.ops[5].kind != Operand::Kind::Imm)
+    c.fault(0, i,
+            "mma.sp takes six operands (d, a, b, c, metadata, and the sparsity selector as an "
+            "integer constant)");
+  const u64* meta = c.src(i.ops[4], meta_scratch);
+  Fragment full{dims_of(mx, 'a'), {}};
+  unsigned lane = 0;
+  const std::string why =
+      expand_sparse_rows(SparseA{mx.a, mx.k}, static_cast<unsigned>(i.ops[5].imm),
+                         mx.ordered_metadata, meta, packed.v, full.v, lane);
+  if (!why.empty()) c.fault(lane, i, "mma.sp: " + why);
+  return full;
 }
 
 // ldmatrix/stmatrix/movmatrix: lane l holds, for matrix k, the b16 pair at
@@ -297,18 +295,24 @@ bool exec_mma(Ctx& c, const Instruction& i) {
     c.fault(static_cast<unsigned>(__builtin_ctz(c.mask)), i,
             std::string(opcode_name(i.op)) + " needs all 32 lanes of the warp converged");
   if (i.op == Opcode::mma) {
-    const Fragment a = gather_mma(c, i, i.ops[1], 'a', mx.a);
+    Fragment a = gather_mma(c, i, i.ops[1], 'a', mx.a);
+    if (mx.sparse) a = unpack_sparse(c, i, a);
     const Fragment b = gather_mma(c, i, i.ops[2], 'b', mx.b);
     const Fragment acc = gather_mma(c, i, i.ops[3], 'c', mx.c);
     const unsigned per = per_register(mx.d), bits = element_bytes(mx.d) * 8,
-                   n = fragment_elements(mx, 'c');
+                   n = mma_fragment_elements(mx, 'c');
+    const bool bits_xor = mx.bit_op == MatrixOp::BitOp::Xor;
     std::vector<u64> words(std::size_t{32} * i.ops[0].regs.size(), 0);
     for (unsigned lane = 0; lane < 32; ++lane)
       for (unsigned e = 0; e < n; ++e) {
-        const Coord at = mma_coord(mx, 'c', lane, e);
+        const Coord at = mma_fragment_coord(mx, 'c', lane, e);
         double sum = acc.v[std::size_t{at.row} * mx.n + at.col];
-        for (unsigned k = 0; k < mx.k; ++k)
-          sum += a.v[std::size_t{at.row} * mx.k + k] * b.v[std::size_t{k} * mx.n + at.col];
+        // .b1: the population count of A AND B or A XOR B, bit by bit the same sum.
+        for (unsigned k = 0; k < mx.k; ++k) {
+          const double x = a.v[std::size_t{at.row} * mx.k + k],
+                       y = b.v[std::size_t{k} * mx.n + at.col];
+          sum += bits_xor ? static_cast<double>(x != y) : x * y;
+        }
         words[lane * i.ops[0].regs.size() + e / per] |= encode(sum, mx.d, mx.satfinite)
                                                         << ((e % per) * bits);
       }

@@ -21,12 +21,16 @@
 //              column 8 (e / 4) + 2t + e % 2; f32/s32 one per register, f16 two.
 //   A (registers): the m16nNk mma A fragment of the warp's 16 rows (16-bit: two per
 //              register, tf32: one, 8-bit: four).
+//   .sp: A is packed to K/2 columns (registers: the layout of the dense K/2 shape; shared
+//              memory: the canonical layout of a K/2-wide A), and each warp's metadata
+//              and selector follow mma.sp's for the same 16 x K rows (mma_layout.h).
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "exec_state.h"
 #include "matrix_elements.h"
+#include "mma_layout.h"
 #include "ptx/wgmma_layout.h"
 
 namespace cnuas::ptx {
@@ -100,16 +104,33 @@ std::vector<double> read_registers(Ctx& c, const Instruction& i, unsigned k, Typ
   return v;
 }
 
+// wgmma.mma_async.sp: the warp's 16 packed rows of A as 16 x K, through the metadata
+// (ops[4]) and sparsity selector (ops[5]) of the warp's lanes (mma_layout.h).
+std::vector<double> unpack_sparse(Ctx& c, const Instruction& i, const std::vector<double>& packed) {
+  std::uint64_t meta_scratch[32];
+  const u64* meta = c.src(i.ops[4], meta_scratch);
+  std::vector<double> full;
+  unsigned lane = 0;  // the selector is an immediate (place_wgmma_operands checked it)
+  const std::string why =
+      expand_sparse_rows(SparseA{i.matrix.a, i.matrix.k}, static_cast<unsigned>(i.ops[5].imm),
+                         i.matrix.ordered_metadata, meta, packed, full, lane);
+  if (!why.empty()) c.fault(lane, i, "wgmma.mma_async.sp: " + why);
+  return full;
+}
+
 void mma_async(Ctx& c, const Instruction& i) {
   const MatrixOp& mx = i.matrix;
   const unsigned warp_in_group = c.w.index % 4, n = mx.n, k = mx.k;
   const unsigned first = static_cast<unsigned>(__builtin_ctz(c.mask));
   const bool a_in_registers = i.ops[1].kind == Operand::Kind::Vector;
   const double sa = mx.scale_a, sb = mx.scale_b;
-  const std::vector<double> a = a_in_registers
-                                    ? read_registers(c, i, k, mx.a, sa)
-                                    : read_shared(c, i, c.reg(i.ops[1].reg)[first],
-                                                  16 * warp_in_group, 16, k, mx.a, mx.trans, sa);
+  // A sparse A is stored packed, K/2 wide, in registers or shared memory alike.
+  const unsigned ka = mx.sparse ? k / 2 : k;
+  std::vector<double> a = a_in_registers
+                              ? read_registers(c, i, ka, mx.a, sa)
+                              : read_shared(c, i, c.reg(i.ops[1].reg)[first], 16 * warp_in_group,
+                                            16, ka, mx.a, mx.trans, sa);
+  if (mx.sparse) a = unpack_sparse(c, i, a);
   const std::vector<double> b =
       read_shared(c, i, c.reg(i.ops[2].reg)[first], 0, n, k, mx.b, mx.trans_b, sb);
   std::uint64_t scratch[32];

@@ -1068,7 +1068,9 @@ class Parser {
     }
     if (tok().is('-') || tok().is('(') || tok().is('~') || tok().kind == Token::Kind::Number ||
         at_warp_sz()) {
-      const Type ty = inst.op == Opcode::cvt ? inst.type2 : inst.type;
+      // mma.sp's sixth operand, the sparsity selector, is an integer whatever the types.
+      const bool selector = inst.op == Opcode::mma && &o == &inst.ops[5];
+      const Type ty = inst.op == Opcode::cvt ? inst.type2 : selector ? Type::None : inst.type;
       o.kind = Operand::Kind::Imm;
       const std::size_t at = tok().is('-') ? 1 : 0;
       const Token& number = tok(at);

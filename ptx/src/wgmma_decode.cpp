@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "mma_layout.h"
+
 namespace cnuas::ptx {
 namespace {
 
@@ -104,7 +106,6 @@ void decode_wgmma(const std::vector<std::string>& parts, Instruction& inst) {
   mx.b = types[2];
   // inst.type stays None: the parser would read the immediates as that type's bits.
   if (std::string why = form_problem(mx); !why.empty()) unsupported(why);
-  if (mx.sparse) unsupported("the sparse form wgmma.mma_async.sp");
 }
 
 std::string place_wgmma_operands(Instruction& inst, std::vector<Operand>& list, std::size_t& bad) {
@@ -138,6 +139,17 @@ std::string place_wgmma_operands(Instruction& inst, std::vector<Operand>& list, 
     return bad = 1, "wgmma a must be a 64-bit descriptor register or a vector of registers";
   if (list[2].kind != Operand::Kind::Reg)
     return bad = 2, "wgmma b must be a 64-bit descriptor register";
+  if (mx.sparse) {
+    if (list[3].kind != Operand::Kind::Reg)
+      return bad = 3, "wgmma sp-meta must be a 32-bit register";
+    const unsigned selectors = SparseA{mx.a, mx.k}.selectors();
+    if (list[4].kind != Operand::Kind::Imm || list[4].imm < 0 ||
+        list[4].imm >= static_cast<std::int64_t>(selectors))
+      return bad = 4, "wgmma sp-sel must be an integer constant, " +
+                          std::string(selectors == 1 ? "0" : "0 or 1") + " for ." +
+                          std::string(type_name(mx.a)) + " (the threads of each group of " +
+                          "four that hold the metadata)";
+  }
   const std::size_t scale_d = fixed - 1;
   if (list[scale_d].kind != Operand::Kind::Reg && list[scale_d].kind != Operand::Kind::Imm)
     return bad = scale_d, "wgmma scale-d must be a predicate or an integer constant";

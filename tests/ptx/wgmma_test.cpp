@@ -192,6 +192,59 @@ TEST(PtxWgmmaGrammar, MalformedOperandListsNameTheOperand) {
   EXPECT_NE(e.find("one operand, an integer constant"), std::string::npos) << e;
 }
 
+TEST(PtxWgmmaGrammar, SparseFormsLoadWithMetadataAndSelector) {
+  const std::string text = R"(
+.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k()
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<20>;
+  .reg .f32 %f<8>;
+  .reg .b64 %rd<4>;
+  wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f0, %f1, %f2, %f3}, %rd1, %rd2, %r9, 1, %p1, 1, 1, 0, 0;
+  wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.bf16.bf16 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, %rd2, %r9, 0, %p1, 1, -1, 1;
+  wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32 {%f0, %f1, %f2, %f3}, %rd1, %rd2, %r9, 1, %p1, 1, 1;
+  wgmma.mma_async.sp.sync.aligned.m64n8k64.f16.e5m2.e4m3 {%r0, %r1}, %rd1, %rd2, %r9, 0, 1, 1, 1;
+  wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.u8 {%r0, %r1, %r2, %r3}, {%r4, %r5, %r6, %r7}, %rd2, %r9, 0, %p1;
+  ret;
+}
+)";
+  auto m = Module::parse(text, "sparse.ptx");
+  for (const auto& u : m->unsupported())
+    ADD_FAILURE() << u.line << " " << u.text << ": " << u.reason;
+  const Function* f = m->find("k");
+  ASSERT_NE(f, nullptr);
+  // d, a, b, scale-d in ops[0..3]; metadata and selector in ops[4], ops[5].
+  const Instruction& bf16 = f->code[1];
+  EXPECT_TRUE(bf16.matrix.sparse);
+  EXPECT_EQ(bf16.nops, 6);
+  EXPECT_EQ(bf16.ops[5].imm, 0);
+  EXPECT_EQ(bf16.matrix.scale_b, -1);
+  EXPECT_TRUE(bf16.matrix.trans_b);
+  EXPECT_EQ(f->code[0].ops[5].imm, 1);
+  // The 8-bit forms keep all four threads' metadata: only selector 0 exists; f16 has 0 and 1.
+  std::string e = parse_error(
+      "wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 {%f0, %f1, %f2, %f3}, %rd1, %rd2, "
+      "%rd3, 1, %p1, 1, 1;");
+  EXPECT_NE(e.find("sp-sel must be an integer constant, 0 for .e4m3"), std::string::npos) << e;
+  e = parse_error(
+      "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f0, %f1, %f2, %f3}, %rd1, %rd2, "
+      "%rd3, 2, %p1, 1, 1, 0, 0;");
+  EXPECT_NE(e.find("0 or 1 for .f16"), std::string::npos) << e;
+  // The dense K is not a sparse shape.
+  auto dense_k = Module::parse(
+      ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"
+      ".reg .pred %p<2>;\n.reg .b32 %r<4>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<4>;\n"
+      "wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.f16.f16 {%f0, %f1, %f2, %f3}, %rd1, %rd2, "
+      "%r1, 0, %p1, 1, 1, 0, 0;\nret;\n}\n",
+      "k.ptx");
+  ASSERT_EQ(dense_k->unsupported().size(), 1u);
+  EXPECT_NE(dense_k->unsupported()[0].reason.find("shape m64nNk32"), std::string::npos)
+      << dense_k->unsupported()[0].reason;
+}
+
 TEST(PtxWgmmaGrammar, FormsTheIsaLacksAreUnsupportedWithTheReason) {
   const std::string text = R"(
 .version 8.0

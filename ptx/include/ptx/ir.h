@@ -235,10 +235,15 @@ struct MatrixOp {
   bool trans = false;      // ldmatrix/stmatrix/movmatrix .trans
   Type a = Type::None, b = Type::None, c = Type::None, d = Type::None;
   // wgmma: the immediate operands (imm-scale-a/b as +1 or -1, imm-trans-b; imm-trans-a is
-  // `trans`), and the sparse form (.sp: metadata and selector follow B in ops[3], ops[4]).
+  // `trans`), and the sparse form (wgmma .sp: metadata and selector in ops[4], ops[5];
+  // mma .sp: in ops[4], ops[5] after d, a, b, c).
   std::int8_t scale_a = 1, scale_b = 1;
   bool trans_b = false;
   bool sparse = false;
+  bool ordered_metadata = false;  // mma.sp::ordered_metadata
+  // The .b1 mma forms: how a bit of A meets a bit of B before the population count.
+  enum class BitOp : std::uint8_t { None, And, Xor };
+  BitOp bit_op = BitOp::None;
 };
 
 // A texture or surface instruction: geometry, which component tld4 gathers,

@@ -34,6 +34,9 @@ enum class Type : std::uint8_t {
   E5M2,
   E4M3x2,  // a packed pair of them (cvt)
   E5M2x2,
+  S4,  // sub-byte integers and single bits: only as mma operands
+  U4,
+  B1,
 };
 
 std::optional<Type> type_from_name(std::string_view name);  // "u32" (no dot)
@@ -74,6 +77,10 @@ constexpr unsigned type_bytes(Type t) {
       return 8;
     case Type::B128:
       return 16;
+    case Type::S4:  // sub-byte: no whole-byte size (mma packs them into .b32 registers)
+    case Type::U4:
+    case Type::B1:
+      return 0;
   }
   return 0;
 }
