@@ -131,13 +131,12 @@ void read_dram(const Fields& f, DramConfig& d) {
   d.controller_ps = f.time_ps("dram.controller_latency");
   d.tREFI_ps = f.time_ps("dram.tREFI");
   d.tRFC_ps = f.time_ps("dram.tRFC");
+  d.refresh_per_bank = f.boolean("dram.refresh_per_bank");
   d.bank_groups = f.u32("dram.bank_groups");
   d.tCCD_L_ps = f.time_ps("dram.tCCD_L");
   d.tRRD_ps = f.time_ps("dram.tRRD");
   d.tWTR_ps = f.time_ps("dram.tWTR");
   d.tRTW_ps = f.time_ps("dram.tRTW");
-  d.write_drain_high = f.u32("dram.write_drain_high");
-  d.write_drain_low = f.u32("dram.write_drain_low");
 }
 
 void read_energy(const Fields& f, EnergyConfig& e) {
@@ -192,8 +191,6 @@ void check_consistency(const ArchConfig& a, const Fields& f) {
        "dram.tRFC must be shorter than dram.tREFI (or tREFI 0 for no refresh)");
   need(a.dram.banks % a.dram.bank_groups == 0, "dram.bank_groups",
        "dram.bank_groups must divide dram.banks");
-  need(a.dram.write_drain_low <= a.dram.write_drain_high, "dram.write_drain_low",
-       "dram.write_drain_low must be at most dram.write_drain_high");
 }
 
 ArchConfig parse(const YamlSource& src) {

@@ -118,17 +118,15 @@ void declare_dram(Schema& s) {
                 "refresh duration, all banks (shorter than tREFI)")
       .quantity("dram.controller_latency", Dimension::Time, std::nullopt,
                 "controller and PHY, added once to every access")
+      .boolean("dram.refresh_per_bank", false,
+               "each bank refreshes on its own, staggered across tREFI, for tRFC (else all banks "
+               "at once)")
       .integer("dram.bank_groups", 1, "bank groups per channel (divides dram.banks)", 1, 256)
       .quantity("dram.tCCD_L", Dimension::Time, "0 ns",
                 "column to column within one bank group (the data bus spaces the others)")
       .quantity("dram.tRRD", Dimension::Time, "0 ns", "activate to activate in one channel")
       .quantity("dram.tWTR", Dimension::Time, "0 ns", "end of write data to a read command")
-      .quantity("dram.tRTW", Dimension::Time, "0 ns", "read command to a write command")
-      .integer("dram.write_drain_high", 0,
-               "queued writes that start a batch of writes (0: reads and writes not batched)", 0,
-               65536)
-      .integer("dram.write_drain_low", 0, "queued writes at which a batch of writes ends", 0,
-               65536);
+      .quantity("dram.tRTW", Dimension::Time, "0 ns", "read command to a write command");
 }
 
 void declare_energy(Schema& s) {

@@ -43,10 +43,6 @@ tlm::tlm_sync_enum DramChannel::nb_transport_fw(int, tlm::tlm_generic_payload& p
   if (bank.queue.empty()) bank.busy_since_ps = std::max(now, bank.last_data_end_ps);
   bank.queue.push_back({&r, at.row, now});
   ++queued_;
-  if (r.access == Access::Write) {
-    ++bank.writes;
-    ++queued_writes_;
-  }
   wake(std::max(now, next_column_ps_));
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
@@ -61,7 +57,7 @@ void DramChannel::wake(std::uint64_t at) {
 // Refresh windows [k tREFI, k tREFI + tRFC), k >= 1, for all banks at once: a
 // command cannot start inside one, and a refresh closes every open row.
 std::uint64_t DramChannel::refresh_adjust(std::uint64_t t) {
-  if (cfg_.tREFI_ps == 0) return t;
+  if (cfg_.tREFI_ps == 0 || cfg_.refresh_per_bank) return t;
   const std::uint64_t k = t / cfg_.tREFI_ps;
   if (k >= 1 && t < k * cfg_.tREFI_ps + cfg_.tRFC_ps) t = k * cfg_.tREFI_ps + cfg_.tRFC_ps;
   if (k > refresh_epoch_)
@@ -70,11 +66,25 @@ std::uint64_t DramChannel::refresh_adjust(std::uint64_t t) {
   return t;
 }
 
+// Per-bank refresh: bank b of the channel refreshes for tRFC from
+// k tREFI + b tREFI / banks, k >= 1; the refresh closes its row.
+void DramChannel::refresh_bank(DramBank& bank, std::uint64_t now) {
+  if (cfg_.tREFI_ps == 0 || !cfg_.refresh_per_bank) return;
+  const std::uint64_t offset = cfg_.tREFI_ps / cfg_.banks * (bank.index % cfg_.banks);
+  if (now < cfg_.tREFI_ps + offset) return;
+  const std::uint64_t k = (now - offset) / cfg_.tREFI_ps;
+  if (k <= bank.refresh_epoch) return;
+  bank.refresh_epoch = k;
+  const std::uint64_t start = k * cfg_.tREFI_ps + offset;
+  bank.open = false;
+  bank.refreshed_until_ps = std::max(start, bank.precharge_ok_ps) + cfg_.tRFC_ps;
+}
+
 // Precharge (when another row is open) and activate `row`, as early as tRP,
 // tRAS, write recovery and tRRD allow.
 void DramChannel::activate(DramBank& bank, std::uint64_t row, std::uint64_t now) {
-  std::uint64_t at = now;
-  if (bank.open) at = std::max(now, bank.precharge_ok_ps) + cfg_.tRP_ps;
+  std::uint64_t at = std::max(now, bank.refreshed_until_ps);
+  if (bank.open) at = std::max(at, bank.precharge_ok_ps) + cfg_.tRP_ps;
   if (activated_) at = std::max(at, last_activate_ps_ + cfg_.tRRD_ps);
   at = refresh_adjust(at);
   activated_ = true;
@@ -101,19 +111,6 @@ void DramChannel::issue(std::uint64_t now) {
   issue_scheduled_ = false;
   if (queued_ == 0) return;
   now = refresh_adjust(now);
-  // Writes go in batches: from the high mark down to the low one, or whenever
-  // no read waits.
-  const std::uint32_t reads = queued_ - queued_writes_;
-  if (draining_ && (queued_writes_ <= cfg_.write_drain_low || queued_writes_ == 0))
-    draining_ = false;
-  if (!draining_ && queued_writes_ > 0 &&
-      (reads == 0 || (cfg_.write_drain_high > 0 && queued_writes_ >= cfg_.write_drain_high)))
-    draining_ = true;
-  const bool any = cfg_.write_drain_high == 0;  // no batching: reads and writes alike
-  auto wanted = [&](const DramBank::Pending& p) {
-    return any || (p.request->access == Access::Write) == draining_;
-  };
-
   // Open rows for banks with nothing to do in theirs; then the first ready column.
   DramBank* best = nullptr;
   std::size_t best_at = 0;
@@ -121,19 +118,17 @@ void DramChannel::issue(std::uint64_t now) {
   for (auto& bank_ptr : banks_) {
     DramBank& bank = *bank_ptr;
     if (bank.queue.empty()) continue;
-    std::size_t oldest = bank.queue.size(), hit = bank.queue.size();
+    refresh_bank(bank, now);
+    std::size_t hit = bank.queue.size();
     for (std::size_t i = 0; i < bank.queue.size(); ++i) {
-      if (!wanted(bank.queue[i])) continue;
-      if (oldest == bank.queue.size()) oldest = i;
       if (bank.open && bank.queue[i].row == bank.open_row) {
         hit = i;
         break;
       }
     }
-    if (oldest == bank.queue.size()) continue;
     if (hit == bank.queue.size()) {
-      activate(bank, bank.queue[oldest].row, now);
-      hit = oldest;
+      activate(bank, bank.queue.front().row, now);  // the oldest request's row
+      hit = 0;
     }
     const bool write = bank.queue[hit].request->access == Access::Write;
     const std::uint64_t data = std::max(column_time(bank, write, now) + cfg_.tCL_ps, bus_free_ps_);
@@ -145,7 +140,7 @@ void DramChannel::issue(std::uint64_t now) {
       best_arrived = arrived;
     }
   }
-  if (!best) return;  // cannot happen: some queue holds a wanted request
+  if (!best) return;  // cannot happen: queued_ > 0
 
   DramBank& bank = *best;
   const DramBank::Pending req = bank.queue[best_at];
@@ -153,10 +148,6 @@ void DramChannel::issue(std::uint64_t now) {
   --queued_;
   MemRequest& r = *req.request;
   const bool write = r.access == Access::Write;
-  if (write) {
-    --bank.writes;
-    --queued_writes_;
-  }
   const std::uint64_t column = column_time(bank, write, now);
   const std::uint32_t bursts =
       std::max<std::uint32_t>(1, (r.bytes + cfg_.burst_bytes - 1) / cfg_.burst_bytes);

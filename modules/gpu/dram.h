@@ -10,10 +10,11 @@
 //  - column spacing: tCCD_L between columns to the same bank group, the data
 //    bus (one burst per `burst` bytes) between any two;
 //  - read/write turnaround: a read waits tWTR after write data, a write tRTW
-//    after a read command; writes are batched (drained from write_drain_high
-//    queued writes down to write_drain_low, or when no read waits) so the
-//    turnaround is paid per batch;
-//  - all-bank refresh of tRFC every tREFI (rows close).
+//    after a read command; as the first-ready pick sees these delays, it runs
+//    reads and writes in batches of its own accord;
+//  - refresh every tREFI for tRFC, of all banks at once (rows close), or with
+//    per-bank refresh of one bank at a time, staggered across the interval,
+//    so that the others keep serving (HBM's REFpb).
 // Timing: tRCD, tRP, tCL, tRAS, tWR as JEDEC names them.
 #pragma once
 
@@ -42,7 +43,6 @@ class DramBank : public sc_core::sc_module {
   };
   std::uint32_t index;  // across all channels, for statistics
   std::deque<Pending> queue;
-  std::uint32_t writes = 0;  // writes in the queue
   bool open = false;
   bool row_used = false;  // a column has used the open row since its activate
   std::uint64_t open_row = 0;
@@ -50,6 +50,8 @@ class DramBank : public sc_core::sc_module {
   std::uint64_t precharge_ok_ps = 0;  // tRAS, read bursts and write recovery satisfied
   std::uint64_t busy_since_ps = 0;    // start of the current span with requests pending
   std::uint64_t last_data_end_ps = 0;
+  std::uint64_t refresh_epoch = 0;       // per-bank refresh windows seen
+  std::uint64_t refreshed_until_ps = 0;  // end of the last per-bank refresh
 };
 
 class DramChannel : public sc_core::sc_module, public EventTarget {
@@ -70,6 +72,7 @@ class DramChannel : public sc_core::sc_module, public EventTarget {
   void issue(std::uint64_t now);
   void wake(std::uint64_t at);
   std::uint64_t refresh_adjust(std::uint64_t t);
+  void refresh_bank(DramBank& bank, std::uint64_t now);
   void activate(DramBank& bank, std::uint64_t row, std::uint64_t now);
   // When a column command (a read, or a write) to `bank`'s open row may issue.
   std::uint64_t column_time(const DramBank& bank, bool write, std::uint64_t now) const;
@@ -84,10 +87,8 @@ class DramChannel : public sc_core::sc_module, public EventTarget {
   std::uint32_t first_slice_;        // slices first_slice_ ... bind from_l2[0 ...]
   std::uint32_t outstanding_ = 0;    // requests arrived and not yet answered
   std::uint32_t queued_ = 0;         // requests waiting for their column command
-  std::uint32_t queued_writes_ = 0;  // of which writes
   std::uint64_t busy_since_ps_ = 0;  // when outstanding_ last left zero
   bool issue_scheduled_ = false;
-  bool draining_ = false;  // serving writes in a batch
   std::uint64_t refresh_epoch_ = 0;
   std::uint64_t bus_free_ps_ = 0;        // end of the last burst booked on the data bus
   std::uint64_t next_column_ps_ = 0;     // the command bus takes one column command at a time
