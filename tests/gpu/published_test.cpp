@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 
 #include "stream_run.h"
 
@@ -24,6 +25,10 @@ struct Published {
   const char* kernel;
   double low_gb_s, high_gb_s;
 };
+
+void PrintTo(const Published& p, std::ostream* os) {
+  *os << p.arch << " " << p.kernel;
+}
 
 // H100 SXM and H200: issue 18's figures for float4 STREAM; GTX 1080 Ti: a
 // device copy at 360 GB/s, "no more than about 80% of 484 GB/s" for a simple
