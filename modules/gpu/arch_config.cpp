@@ -131,6 +131,12 @@ void read_dram(const Fields& f, DramConfig& d) {
   d.controller_ps = f.time_ps("dram.controller_latency");
   d.tREFI_ps = f.time_ps("dram.tREFI");
   d.tRFC_ps = f.time_ps("dram.tRFC");
+  d.refresh_per_bank = f.boolean("dram.refresh_per_bank");
+  d.bank_groups = f.u32("dram.bank_groups");
+  d.tCCD_L_ps = f.time_ps("dram.tCCD_L");
+  d.tRRD_ps = f.time_ps("dram.tRRD");
+  d.tWTR_ps = f.time_ps("dram.tWTR");
+  d.tRTW_ps = f.time_ps("dram.tRTW");
 }
 
 void read_energy(const Fields& f, EnergyConfig& e) {
@@ -183,6 +189,8 @@ void check_consistency(const ArchConfig& a, const Fields& f) {
        "sm.max_cluster must be at most sm.max_cluster_non_portable");
   need(a.dram.tREFI_ps == 0 || a.dram.tRFC_ps < a.dram.tREFI_ps, "dram.tRFC",
        "dram.tRFC must be shorter than dram.tREFI (or tREFI 0 for no refresh)");
+  need(a.dram.banks % a.dram.bank_groups == 0, "dram.bank_groups",
+       "dram.bank_groups must divide dram.banks");
 }
 
 ArchConfig parse(const YamlSource& src) {

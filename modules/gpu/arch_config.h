@@ -93,7 +93,13 @@ struct DramConfig {
   std::uint32_t burst_bytes = 32;        // one column access moves this many bytes
   std::uint64_t tRCD_ps = 0, tRP_ps = 0, tCL_ps = 0, tRAS_ps = 0, tWR_ps = 0;
   std::uint64_t tREFI_ps = 0, tRFC_ps = 0;  // refresh interval and duration; 0 = no refresh
+  bool refresh_per_bank = false;            // one bank at a time (tRFC is then per bank)
   std::uint64_t controller_ps = 0;          // controller and PHY, added once to every access
+  std::uint32_t bank_groups = 1;            // bank b is in group b % bank_groups
+  std::uint64_t tCCD_L_ps = 0;  // column to column in one bank group (the data bus spaces others)
+  std::uint64_t tRRD_ps = 0;    // activate to activate, any two banks of the channel
+  std::uint64_t tWTR_ps = 0;    // end of write data to a read command
+  std::uint64_t tRTW_ps = 0;    // read command to a write command
 };
 
 // Energy per event (picojoules) and static power, for the power breakdown.

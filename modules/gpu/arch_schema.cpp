@@ -117,7 +117,16 @@ void declare_dram(Schema& s) {
       .quantity("dram.tRFC", Dimension::Time, std::nullopt,
                 "refresh duration, all banks (shorter than tREFI)")
       .quantity("dram.controller_latency", Dimension::Time, std::nullopt,
-                "controller and PHY, added once to every access");
+                "controller and PHY, added once to every access")
+      .boolean("dram.refresh_per_bank", false,
+               "each bank refreshes on its own, staggered across tREFI, for tRFC (else all banks "
+               "at once)")
+      .integer("dram.bank_groups", 1, "bank groups per channel (divides dram.banks)", 1, 256)
+      .quantity("dram.tCCD_L", Dimension::Time, "0 ns",
+                "column to column within one bank group (the data bus spaces the others)")
+      .quantity("dram.tRRD", Dimension::Time, "0 ns", "activate to activate in one channel")
+      .quantity("dram.tWTR", Dimension::Time, "0 ns", "end of write data to a read command")
+      .quantity("dram.tRTW", Dimension::Time, "0 ns", "read command to a write command");
 }
 
 void declare_energy(Schema& s) {

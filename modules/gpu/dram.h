@@ -1,9 +1,21 @@
 // DRAM: a channel (memory controller + data bus) and its banks, each bank an
-// sc_module with a row buffer. The controller queues requests per bank and
-// serves them first-ready first-come-first-served: the oldest request to the
-// open row goes first, else the oldest request. Timing: tRCD, tRP, tCL, tRAS,
-// tWR, one burst per `burst` bytes on the channel's data bus, and all-bank
-// refresh of tRFC every tREFI (rows close).
+// sc_module with a row buffer. The controller keeps one queue per bank and
+// issues one column command at a time for the whole channel:
+//  - open page: a bank whose pending requests all miss its open row (or whose
+//    row is closed) precharges and activates the oldest one's row at once,
+//    tRRD after the channel's last activate, so activates overlap other banks'
+//    data;
+//  - first ready: of the requests that hit an open row, the one whose data can
+//    start first goes, the oldest on a tie;
+//  - column spacing: tCCD_L between columns to the same bank group, the data
+//    bus (one burst per `burst` bytes) between any two;
+//  - read/write turnaround: a read waits tWTR after write data, a write tRTW
+//    after a read command; as the first-ready pick sees these delays, it runs
+//    reads and writes in batches of its own accord;
+//  - refresh every tREFI for tRFC, of all banks at once (rows close), or with
+//    per-bank refresh of one bank at a time, staggered across the interval,
+//    so that the others keep serving (HBM's REFpb).
+// Timing: tRCD, tRP, tCL, tRAS, tWR as JEDEC names them.
 #pragma once
 
 #include <deque>
@@ -13,7 +25,6 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 
-#include "core/kernel/lanes.h"
 #include "gpu/address_map.h"
 #include "gpu/event_queue.h"
 #include "gpu/mem_request.h"
@@ -33,13 +44,14 @@ class DramBank : public sc_core::sc_module {
   std::uint32_t index;  // across all channels, for statistics
   std::deque<Pending> queue;
   bool open = false;
+  bool row_used = false;  // a column has used the open row since its activate
   std::uint64_t open_row = 0;
-  std::uint64_t activated_ps = 0;     // when the open row was activated
-  std::uint64_t precharge_ok_ps = 0;  // tRAS and write recovery satisfied
-  std::uint64_t refresh_epoch = 0;    // refresh intervals seen
-  bool pick_scheduled = false;
-  std::uint64_t busy_since_ps = 0;  // start of the current span with requests pending
-  std::uint64_t idle_from_ps = 0;   // end of the last such span
+  std::uint64_t column_ok_ps = 0;     // tRCD after the activate of the open row
+  std::uint64_t precharge_ok_ps = 0;  // tRAS, read bursts and write recovery satisfied
+  std::uint64_t busy_since_ps = 0;    // start of the current span with requests pending
+  std::uint64_t last_data_end_ps = 0;
+  std::uint64_t refresh_epoch = 0;       // per-bank refresh windows seen
+  std::uint64_t refreshed_until_ps = 0;  // end of the last per-bank refresh
 };
 
 class DramChannel : public sc_core::sc_module, public EventTarget {
@@ -54,11 +66,16 @@ class DramChannel : public sc_core::sc_module, public EventTarget {
   void on_event(std::uint32_t kind, void* data, std::uint64_t now_ps) override;
 
  private:
-  enum Event : std::uint32_t { kPick, kRespond };
+  enum Event : std::uint32_t { kIssue, kRespond };
   tlm::tlm_sync_enum nb_transport_fw(int from, tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
-  void pick(DramBank& bank, std::uint64_t now);
-  std::uint64_t refresh_adjust(DramBank& bank, std::uint64_t t);
+  void issue(std::uint64_t now);
+  void wake(std::uint64_t at);
+  std::uint64_t refresh_adjust(std::uint64_t t);
+  void refresh_bank(DramBank& bank, std::uint64_t now);
+  void activate(DramBank& bank, std::uint64_t row, std::uint64_t now);
+  // When a column command (a read, or a write) to `bank`'s open row may issue.
+  std::uint64_t column_time(const DramBank& bank, bool write, std::uint64_t now) const;
 
   std::uint32_t index_;
   const DramConfig& cfg_;
@@ -67,11 +84,21 @@ class DramChannel : public sc_core::sc_module, public EventTarget {
   PerfRecorder& stats_;
   std::uint64_t burst_ps_;
   std::vector<std::unique_ptr<DramBank>> banks_;
-  LaneSet bank_lanes_;               // the shared adapter, one lane per bank, pinned by address
-  LaneSet bus_;                      // the channel's data bus
   std::uint32_t first_slice_;        // slices first_slice_ ... bind from_l2[0 ...]
   std::uint32_t outstanding_ = 0;    // requests arrived and not yet answered
+  std::uint32_t queued_ = 0;         // requests waiting for their column command
   std::uint64_t busy_since_ps_ = 0;  // when outstanding_ last left zero
+  bool issue_scheduled_ = false;
+  std::uint64_t refresh_epoch_ = 0;
+  std::uint64_t bus_free_ps_ = 0;        // end of the last burst booked on the data bus
+  std::uint64_t next_column_ps_ = 0;     // the command bus takes one column command at a time
+  std::uint64_t last_activate_ps_ = 0;   // for tRRD
+  bool activated_ = false;               // any activate yet
+  std::uint64_t write_data_end_ps_ = 0;  // for tWTR
+  std::uint64_t read_column_ps_ = 0;     // for tRTW
+  bool read_issued_ = false, write_issued_ = false;
+  std::vector<std::uint64_t> group_column_ps_;  // last column command per bank group (tCCD_L)
+  std::vector<bool> group_used_;
 };
 
 }  // namespace cnuas::gpu

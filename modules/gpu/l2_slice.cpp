@@ -44,12 +44,23 @@ tlm::tlm_sync_enum L2Slice::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tl
 }
 
 void L2Slice::access(MemRequest& r, std::uint64_t now) {
+  const std::uint64_t key = map_.slice_local(r.line);
+  const std::uint32_t valid = tags_.lookup(r.line, key);
+  // A read that finds no free MSHR waits in the input queue without using
+  // the data port (it is back-pressured, not served twice).
+  std::uint32_t fetch = 0;
+  MshrTable::Outcome outcome = MshrTable::Outcome::Hit;
+  if (r.access != Access::Write) {
+    outcome = mshrs_.track(&r, r.line, r.sectors, valid, &fetch);
+    if (outcome == MshrTable::Outcome::Full) {
+      mshrs_.stalled.push_back(&r);  // counted when retried
+      return;
+    }
+  }
   // The slice moves bytes_per_cycle per L2 cycle: a request holds its port
   // for the sectors it reads or writes.
   const std::uint64_t cycles = (r.bytes + cfg_.bytes_per_cycle - 1) / cfg_.bytes_per_cycle;
   const std::uint64_t start = port_.book(now, clock_.span_ps(cycles ? cycles : 1)).start_ps;
-  const std::uint64_t key = map_.slice_local(r.line);
-  const std::uint32_t valid = tags_.lookup(r.line, key);
   const std::uint32_t hits = static_cast<std::uint32_t>(__builtin_popcount(r.sectors & valid));
   const std::uint32_t misses = static_cast<std::uint32_t>(__builtin_popcount(r.sectors)) - hits;
   Counters& w = stats_.at_ps(start);
@@ -63,8 +74,7 @@ void L2Slice::access(MemRequest& r, std::uint64_t now) {
     pool_.put(&r);
     return;
   }
-  std::uint32_t fetch = 0;
-  switch (mshrs_.track(&r, r.line, r.sectors, valid, &fetch)) {
+  switch (outcome) {
     case MshrTable::Outcome::Hit:
       stats_.total().l2_hits += hits;
       w.l2_hits += hits;
@@ -82,8 +92,7 @@ void L2Slice::access(MemRequest& r, std::uint64_t now) {
       if (fetch) to_dram_at(start + latency_ps_, r.line, fetch, Access::Read);
       return;
     case MshrTable::Outcome::Full:
-      mshrs_.stalled.push_back(&r);  // counted when retried
-      return;
+      return;  // handled above
   }
 }
 

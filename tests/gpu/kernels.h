@@ -54,6 +54,74 @@ DONE:
 )");
 }
 
+// STREAM copy (c[i] = a[i]) and triad (a[i] = b[i] + q * c[i]), one float4
+// per thread: 32 bytes (copy) or 48 bytes (triad) of traffic per thread.
+inline std::string stream_copy_kernel() {
+  return ptx_module(R"(
+.visible .entry copy(.param .u64 a, .param .u64 c, .param .u64 n)
+{
+  .reg .u32 %r<6>;
+  .reg .u64 %rd<10>;
+  .reg .f32 %f<6>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [c];
+  ld.param.u64 %rd3, [n];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.u32 %r4, %r1, %r2, %r3;
+  cvt.u64.u32 %rd4, %r4;
+  setp.ge.u64 %p1, %rd4, %rd3;
+  @%p1 bra DONE;
+  shl.b64 %rd5, %rd4, 4;
+  add.u64 %rd6, %rd1, %rd5;
+  add.u64 %rd7, %rd2, %rd5;
+  ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd6];
+  st.global.v4.f32 [%rd7], {%f1, %f2, %f3, %f4};
+DONE:
+  ret;
+}
+)");
+}
+
+inline std::string stream_triad_kernel() {
+  return ptx_module(R"(
+.visible .entry triad(.param .u64 a, .param .u64 b, .param .u64 c, .param .f32 q, .param .u64 n)
+{
+  .reg .u32 %r<6>;
+  .reg .u64 %rd<12>;
+  .reg .f32 %f<14>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.param.u64 %rd8, [c];
+  ld.param.f32 %f13, [q];
+  ld.param.u64 %rd3, [n];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.u32 %r4, %r1, %r2, %r3;
+  cvt.u64.u32 %rd4, %r4;
+  setp.ge.u64 %p1, %rd4, %rd3;
+  @%p1 bra DONE;
+  shl.b64 %rd5, %rd4, 4;
+  add.u64 %rd6, %rd2, %rd5;
+  add.u64 %rd7, %rd8, %rd5;
+  add.u64 %rd9, %rd1, %rd5;
+  ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd6];
+  ld.global.v4.f32 {%f5, %f6, %f7, %f8}, [%rd7];
+  fma.rn.f32 %f9, %f13, %f5, %f1;
+  fma.rn.f32 %f10, %f13, %f6, %f2;
+  fma.rn.f32 %f11, %f13, %f7, %f3;
+  fma.rn.f32 %f12, %f13, %f8, %f4;
+  st.global.v4.f32 [%rd9], {%f9, %f10, %f11, %f12};
+DONE:
+  ret;
+}
+)");
+}
+
 // out[i] = 2 * in[blockDim - 1 - i within the CTA], through shared memory and a
 // barrier; every thread also adds 1 to *counter. 256 threads per CTA.
 inline std::string reverse_kernel() {

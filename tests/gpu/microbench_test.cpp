@@ -196,5 +196,38 @@ TEST(GpuMicrobench, RefreshClosesTheOpenRowEveryInterval) {
   EXPECT_GT(refreshed.cycles, plain.cycles);
 }
 
+TEST(GpuMicrobench, PerBankRefreshClosesEachBanksRowAtItsOwnTimes) {
+  // Two banks, per-bank refresh every 1 us for 200 ns, bank b from
+  // 1 us + b x 500 ns on: a cold chase through one 4 KiB row of bank b
+  // re-activates it once per window of that bank that falls inside the run.
+  auto run = [](std::uint64_t bank) {
+    ArchConfig arch = unit_arch();
+    arch.dram.banks = 2;
+    arch.dram.tREFI_ps = 1'000'000;
+    arch.dram.tRFC_ps = 200'000;
+    arch.dram.refresh_per_bank = true;
+    PerfDevice d(chase_kernel(24), arch);
+    // Row r of the channel is in bank r % 2 (4 KiB rows): pick the half of
+    // an 8 KiB block that lies in `bank`.
+    const std::uint64_t block = d.memory().allocate(3 * 4096, 4096);
+    const std::uint64_t ring = block + ((block / 4096) % 2 == bank ? 0 : 4096);
+    for (std::uint64_t i = 0; i < 32; ++i) {
+      const std::uint64_t next = ring + (i + 1) % 32 * 128;
+      d.memory().write(ring + i * 128, &next, sizeof next);
+    }
+    return d.perf("chase", {1, 1, 1}, {1, 1, 1}, ring, d.memory().allocate(8));
+  };
+  for (std::uint64_t bank : {0u, 1u}) {
+    const KernelRun r = run(bank);
+    const std::uint64_t offset = bank * 500'000;
+    const std::uint64_t windows =
+        r.time_ps > 1'000'000 + offset ? (r.time_ps - offset) / 1'000'000 : 0;
+    EXPECT_GE(windows, 3u) << "bank " << bank;
+    // The first activate, plus one per window (the last may fall after the last access).
+    EXPECT_GE(r.total.dram_activates, windows) << "bank " << bank;
+    EXPECT_LE(r.total.dram_activates, windows + 1) << "bank " << bank;
+  }
+}
+
 }  // namespace
 }  // namespace cnuas::gpu::testing

@@ -48,12 +48,17 @@ TEST(GpuArchProfile, ShippedProfilesLoadTheValuesTheirFilesWrite) {
   EXPECT_EQ(h100.l1.shared_bank_bytes, 4u);
   EXPECT_EQ(h100.noc.latency, 62u);
   EXPECT_EQ(h100.l2.slices, 80u);
-  EXPECT_EQ(h100.l2.mshrs, 256u);
+  EXPECT_EQ(h100.l2.mshrs, 512u);
   EXPECT_EQ(h100.dram.row_bytes, 1024u);                                  // 1 KiB
   EXPECT_EQ(h100.dram.channel_bytes_per_s, Rational(41'875'000'000ULL));  // 41.875 GB/s
   EXPECT_EQ(h100.dram.tRCD_ps, 14'000u);                                  // 14 ns
   EXPECT_EQ(h100.dram.tREFI_ps, 3'900'000u);                              // 3.9 us
   EXPECT_EQ(h100.dram.controller_ps, 90'000u);                            // 90 ns
+  EXPECT_EQ(h100.dram.tRFC_ps, 200'000u);                                 // 200 ns per bank
+  EXPECT_TRUE(h100.dram.refresh_per_bank);
+  EXPECT_EQ(h100.dram.bank_groups, 4u);
+  EXPECT_EQ(h100.dram.tCCD_L_ps, 2'500u);  // 2.5 ns
+  EXPECT_EQ(h100.dram.tRTW_ps, 8'000u);    // 8 ns
   EXPECT_EQ(h100.energy.instruction_pj[static_cast<std::size_t>(Unit::Tensor)], Rational(400));
   EXPECT_EQ(h100.energy.dram_burst_pj, Rational(1000));
   EXPECT_EQ(h100.energy.static_w, Rational(140));
@@ -78,6 +83,8 @@ TEST(GpuArchProfile, ShippedProfilesLoadTheValuesTheirFilesWrite) {
   EXPECT_EQ(pascal.dram.tCL_ps, 12'000u);          // 12 ns
   EXPECT_EQ(pascal.dram.tREFI_ps, 1'900'000u);     // 1.9 us
   EXPECT_EQ(pascal.dram.controller_ps, 120'000u);  // 120 ns
+  EXPECT_FALSE(pascal.dram.refresh_per_bank);      // GDDR5X: all banks at once
+  EXPECT_EQ(pascal.dram.tRRD_ps, 5'500u);          // 5.5 ns
   EXPECT_EQ(pascal.energy.dram_activate_pj, Rational(1500));
   EXPECT_EQ(pascal.energy.sm_active_w, Rational(3));
 }
