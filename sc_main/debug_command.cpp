@@ -72,6 +72,15 @@ int capture(const std::vector<std::string>& args) {
   if (out.empty()) throw InputError("debug capture needs --out CAP");
   if (dash == args.end() || dash + 1 == args.end())
     throw InputError("debug capture needs a program after '--'");
+  if (const std::size_t hash = kernel.rfind('#'); hash != std::string::npos) {
+    const std::string n = kernel.substr(hash + 1);
+    if (hash == 0 || n.empty() || n.size() > 9 ||
+        n.find_first_not_of("0123456789") != std::string::npos)
+      throw InputError(
+          fmt::format("--kernel '{}': accepted: NAME or NAME#N, N counting the "
+                      "launches of NAME from 0",
+                      kernel));
+  }
   out = std::filesystem::absolute(out).string();
   std::error_code ec;
   std::filesystem::remove(out, ec);

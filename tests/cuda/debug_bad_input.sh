@@ -31,10 +31,12 @@ expect "not a kernel capture" "$cnuas" debug instrument "$out/text.cap" --out "$
 expect "kernel 'no_such_kernel' launch #0 never ran; the program launched: .*strided_gather" \
   "$cnuas" debug capture --kernel no_such_kernel --out "$out/none.cap" -- "$program"
 test ! -e "$out/none.cap"
-expect "'#x' is no launch number" "$cnuas" debug capture --kernel 'strided_gather#x' \
+expect "--kernel 'strided_gather#x': accepted: NAME or NAME#N" "$cnuas" debug capture --kernel 'strided_gather#x' \
   --out "$out/none.cap" -- "$program"
 expect "'5-2' is no thread range" "$cnuas" debug trace "$out/good.cap" --out "$out/x.log" --threads 5-2
 expect "unknown debug subcommand 'replays'" "$cnuas" debug replays "$out/good.cap"
 echo "hello" > "$out/plain.log"
-expect "not a register-write log" "$cnuas" debug diff "$out/plain.log" "$out/plain.log"
+expect "plain.log:1:1: not a register-write line" "$cnuas" debug diff "$out/plain.log" "$out/plain.log"
+: > "$out/empty.log"
+expect "empty.log: not a register-write log" "$cnuas" debug diff "$out/empty.log" "$out/empty.log"
 echo PASS
