@@ -13,29 +13,43 @@ namespace cnuas::debugger {
 std::unique_ptr<ReplaySetup> prepare_replay(const Capture& c, const std::string& path) {
   auto r = std::make_unique<ReplaySetup>();
   r->memory.set_strict(false);  // as for a CUDA program
-  if (!c.buffers.empty()) {
-    // One reservation over every buffer's pages, so that the module's
-    // variables are placed past them, then each buffer at its own address.
-    const std::uint64_t first = c.buffers.front().base & ~(ptx::kDevicePage - 1);
-    std::uint64_t end = first;
-    for (const CapturedBuffer& b : c.buffers) end = std::max(end, b.base + b.before.size());
-    std::uint64_t previous_end = 0;
-    for (const CapturedBuffer& b : c.buffers) {
-      if (b.base < previous_end || b.before.empty() || b.base < ptx::kGlobalBase)
-        throw InputError(fmt::format(
-            "{}: corrupt capture: buffer at {:#x} ({} bytes) is outside device memory or "
-            "overlaps the one before it",
-            path, b.base, b.before.size()));
-      previous_end = b.base + b.before.size();
+  // Each run of buffers that share pages gets a reservation of those pages
+  // at their captured address, so that nothing else (the module's variables)
+  // is placed there; then each buffer is mapped at its own address.
+  std::uint64_t previous_end = 0;
+  for (const CapturedBuffer& b : c.buffers) {
+    if (b.base < previous_end || b.before.empty() || b.base + b.before.size() < b.base)
+      throw InputError(fmt::format(
+          "{}: corrupt capture: buffer at {:#x} ({} bytes) is empty or overlaps the one before it",
+          path, b.base, b.before.size()));
+    previous_end = b.base + b.before.size();
+  }
+  const auto page_of = [](std::uint64_t a) { return a & ~(ptx::kDevicePage - 1); };
+  for (std::size_t i = 0; i < c.buffers.size();) {
+    const std::uint64_t first = page_of(c.buffers[i].base);
+    std::uint64_t end = c.buffers[i].base + c.buffers[i].before.size();
+    std::size_t j = i + 1;
+    while (j < c.buffers.size() && page_of(c.buffers[j].base) <= page_of(end - 1)) {
+      end = std::max(end, c.buffers[j].base + c.buffers[j].before.size());
+      ++j;
     }
-    const std::uint64_t got = r->memory.reserve(end - first, ptx::kDevicePage, first);
+    const std::uint64_t bytes = page_of(end - 1) + ptx::kDevicePage - first;
+    std::uint64_t got = 0;
+    try {
+      got = r->memory.reserve(bytes, ptx::kDevicePage, first);
+    } catch (const std::invalid_argument&) {
+    }
     if (got != first)
-      throw InputError(fmt::format("{}: the captured buffers at {:#x}..{:#x} cannot be placed",
-                                   path, first, end));
-    for (const CapturedBuffer& b : c.buffers) {
-      r->storage.push_back(b.before);
-      r->memory.map(b.base, r->storage.back().data(), b.before.size());
-    }
+      throw InputError(fmt::format(
+          "{}: the captured buffers at {:#x}..{:#x} cannot be placed at their addresses (host "
+          "memory below the device address range is not replayed)",
+          path, c.buffers[i].base, end));
+    i = j;
+  }
+  r->storage.reserve(c.buffers.size());
+  for (const CapturedBuffer& b : c.buffers) {
+    r->storage.push_back(b.before);
+    r->memory.map(b.base, r->storage.back().data(), b.before.size());
   }
   try {
     r->module = ptx::Module::parse(c.ptx, c.ptx_origin.empty() ? path : c.ptx_origin);
