@@ -83,6 +83,7 @@ Log read_log(const std::string& path) {
 DiffSummary diff_logs(const std::string& path_a, const std::string& path_b, std::ostream& out) {
   const Log a = read_log(path_a), b = read_log(path_b);
   DiffSummary sum;
+  std::map<std::pair<std::uint32_t, std::string>, std::uint64_t> first_lines;  // A's line, text
   for (const auto& [thread, writes_a] : a) {
     const auto other = b.find(thread);
     if (other == b.end()) {
@@ -108,6 +109,7 @@ DiffSummary diff_logs(const std::string& path_a, const std::string& path_b, std:
     }
     const Entry& x = writes_a[k];
     const Entry& y = writes_b[k];
+    ++first_lines[{x.line, x.text}];
     if (x.line == y.line && x.reg == y.reg)
       out << fmt::format("thread {} {}: write {}: PTX line {} '{}': {} A={} B={}\n", thread,
                          x.where, k + 1, x.line, x.text, x.reg, x.value, y.value);
@@ -119,6 +121,10 @@ DiffSummary diff_logs(const std::string& path_a, const std::string& path_b, std:
   }
   for (const auto& [thread, writes] : b)
     if (!a.count(thread)) ++sum.only_one;
+  // Where the threads go wrong first, in one place: the line to look at.
+  for (const auto& [line, count] : first_lines)
+    out << fmt::format("first divergence at PTX line {} '{}': {} threads\n", line.first,
+                       line.second, count);
   out << fmt::format("{} threads compared, {} diverge", sum.compared, sum.diverging);
   if (sum.only_one) out << fmt::format(", {} in one log only", sum.only_one);
   out << "\n";

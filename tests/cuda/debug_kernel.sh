@@ -47,6 +47,8 @@ diverging=$(grep -c '^thread ' "$out/diff.txt")
 test "$diverging" = "$expected"
 test "$(grep -c "^thread .*: PTX line $line 'rem.u32" "$out/diff.txt")" = "$diverging"
 grep -q "^128 threads compared, $diverging diverge$" "$out/diff.txt"
+grep -q "^first divergence at PTX line $line 'rem.u32[^']*': $expected threads$" "$out/diff.txt"
+test "$(grep -c '^first divergence' "$out/diff.txt")" = 1
 ! grep -q "^thread 0 " "$out/diff.txt"
 "$cnuas" debug diff "$out/good.log" "$out/good.log" | grep -q "^128 threads compared, 0 diverge$"
 # A thread range keeps only those threads.
