@@ -17,6 +17,7 @@ int ptx_command(const std::vector<std::string>& args);
 int exec_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
 int sweep_command(const std::vector<std::string>& args);
+int debug_command(const std::vector<std::string>& args);
 int completion_command(const std::vector<std::string>& args);
 
 }  // namespace cnuas::cli

@@ -56,6 +56,10 @@ int completion_command(const std::vector<std::string>& args) {
       {"exec", options_of(exec_command, {{"--help"}})},
       {"compare", options_of(compare_command, {{"--help"}})},
       {"sweep", options_of(sweep_command, {{"--help"}})},
+      {"debug", options_of(debug_command, {{"capture", "--help"},
+                                           {"replay", "--help"},
+                                           {"trace", "--help"},
+                                           {"instrument", "--help"}})},
   };
   std::string names, cases;
   for (const auto& [name, options] : commands) {
@@ -82,6 +86,7 @@ _cnuas() {{
       describe) COMPREPLY=($(compgen -W "{}" -- "$cur")); return ;;
       calibrate) COMPREPLY=($(compgen -W "fit validate" -- "$cur")); return ;;
       ptx) COMPREPLY=($(compgen -W "check" -- "$cur")); return ;;
+      debug) COMPREPLY=($(compgen -W "capture replay trace instrument diff" -- "$cur")); return ;;
       completion) COMPREPLY=($(compgen -W "bash" -- "$cur")); return ;;
     esac
   fi

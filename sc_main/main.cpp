@@ -28,6 +28,8 @@ const char* kUsage =
     "  ptx check FILE.ptx   parse PTX and list what the engine cannot run\n"
     "  exec -- PROGRAM ...  run a CUDA program (nvcc -cudart shared) on the simulated platform\n"
     "  compare RUN_A RUN_B  what changed between two runs (--out directories or stats.json)\n"
+    "  debug capture|replay|trace|instrument|diff  the kernel debugger (a launch captured,\n"
+    "                       replayed alone, its register writes traced and compared)\n"
     "  sweep PLATFORM --vary ELEMENT.FIELD=V1,V2,...  run every combination, one CSV row each\n"
     "  completion bash      print a bash completion script\n"
     "  version              print the cnuas version (also --version)\n"
@@ -55,10 +57,11 @@ int dispatch(const std::vector<std::string>& args) {
   if (command == "exec") return cnuas::cli::exec_command(rest);
   if (command == "compare") return cnuas::cli::compare_command(rest);
   if (command == "sweep") return cnuas::cli::sweep_command(rest);
+  if (command == "debug") return cnuas::cli::debug_command(rest);
   if (command == "completion") return cnuas::cli::completion_command(rest);
   throw cnuas::InputError("unknown command '" + command +
                           "'; commands: run, validate, list-models, describe, calibrate, ptx, "
-                          "exec, compare, sweep, completion, version");
+                          "exec, compare, sweep, debug, completion, version");
 }
 
 }  // namespace

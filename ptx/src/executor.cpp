@@ -768,7 +768,12 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
   }
   top.pc = pc + 1;
   if (active == 0) return true;
-  if (execute(c, i)) return true;
+  if (execute(c, i)) {
+    if (__builtin_expect(s.config->observer != nullptr, 0))
+      s.config->observer->executed(s.cta, w.index, active, fn, i,
+                                   w.regs.data() + frame.reg_base * 32u);
+    return true;
+  }
   s.fault(w, static_cast<unsigned>(__builtin_ctz(active)), i,
           std::string("not supported: ") + std::string(opcode_name(i.op)) + " in this form");
 }
@@ -1203,6 +1208,7 @@ LaunchStats run_grid(const LoadedModule& module, const Function& f, const Launch
 LaunchStats Executor::launch(const LoadedModule& module, const std::string& kernel,
                              const LaunchConfig& config) {
   check_launch(module, kernel, config);
+  if (config.observer) return execute(module, kernel, config);  // the observer sees it all
   return replay_->launch(module, kernel, config, [&] { return execute(module, kernel, config); });
 }
 

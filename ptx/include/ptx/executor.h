@@ -83,6 +83,19 @@ class TextureTable {
   std::uint64_t next_ = 1;  // 0 is never a valid object
 };
 
+// Sees every instruction the instruction groups executed, after it ran (the
+// kernel debugger's register-write trace). Only a launch that sets
+// LaunchConfig::observer pays for it: one test of a null pointer per
+// instruction, out of the executor's hot path otherwise.
+class InstructionObserver {
+ public:
+  virtual ~InstructionObserver() = default;
+  // `inst` of `fn` ran in lanes `active` of warp `warp` of CTA `cta`; `regs`
+  // is the frame's registers, register r of lane l at regs[r * 32 + l].
+  virtual void executed(Dim3 cta, std::uint32_t warp, std::uint32_t active, const Function& fn,
+                        const Instruction& inst, const std::uint64_t* regs) = 0;
+};
+
 struct LaunchConfig {
   Dim3 grid, block;
   Dim3 cluster;  // CTAs per thread-block cluster (a kernel's .reqnctapercluster wins)
@@ -105,6 +118,8 @@ struct LaunchConfig {
   // Where the device runtime's launches from this grid go (dynamic
   // parallelism); null: a kernel's device-side launch fails.
   DeviceLaunches* device_launches = nullptr;
+  // The kernel debugger's observer (null: none); a launch with one is never replayed.
+  InstructionObserver* observer = nullptr;
 };
 
 struct LaunchStats {

@@ -67,6 +67,7 @@ Runtime::Runtime() {
   metadata_path_ = settings.metadata_path;
   command_line_ = settings.command_line;
   kernel_limit_ = settings.kernel_limit;
+  capture_ = KernelCapture::from_environment();
   log_level_ = settings.run.log_level;
   summary_ = settings.summary;  // also the level of elements whose `log` is inherit
   // Kernel accesses past an allocation's end inside a mapped page: let
@@ -122,6 +123,7 @@ void Runtime::finish() {
   finished_ = true;
   try {
     flush_printf();
+    if (capture_) capture_->report_missing();
     session_->finish([this](std::uint64_t end_ps) {
       if (gpu_faults_) gpu_faults_->finish(end_ps, log_level_);
     });

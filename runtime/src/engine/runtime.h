@@ -17,6 +17,7 @@
 #include "core/kernel/log.h"
 #include "cuda_abi.h"
 #include "engine/host_mappings.h"
+#include "engine/kernel_capture.h"
 #include "engine/timeline.h"
 #include "fatbin.h"
 #include "gpu/device.h"
@@ -74,6 +75,7 @@ struct Module {
   std::vector<std::vector<FatbinEntry>> units;
   std::string missing_units;  // units without usable PTX, for messages
   std::string ptx;            // set for PTX given directly
+  std::string source;         // the PTX text loaded, kept only for a kernel capture
   std::string origin;         // for messages: "fatbin 0x...", "cuModuleLoadData"
   std::shared_ptr<const ptx::Module> parsed;
   std::unique_ptr<ptx::LoadedModule> loaded;
@@ -372,6 +374,8 @@ class Runtime {
   void run_device_work(const DeviceDesc& desc, Module& module, ptx::DeviceLaunches& launched,
                        gpu::KernelOutcome& outcome, std::vector<gpu::KernelRun>& runs);
   void write_gpu_outputs();
+  // CNUAS_DEBUG_CAPTURE: the launch to record, null without (engine/kernel_capture.h).
+  std::unique_ptr<KernelCapture> capture_;
 };
 
 // What nvcc's registration calls record while static constructors run, before

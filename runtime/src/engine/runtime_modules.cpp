@@ -156,6 +156,16 @@ cudaError_t Runtime::ensure_loaded(Module& m) {
       dump_ptx(file, text);
       try {
         m.parsed = ptx::Module::parse(text, file);
+        std::string replaced_by;
+        if (std::string edited = replacement_ptx(*m.parsed, &replaced_by); !edited.empty()) {
+          if (log_level_ != LogLevel::Quiet)
+            std::cerr << "cnuas: CNUAS_PTX_REPLACE: " << file << " is replaced by " << replaced_by
+                      << "\n";
+          text = std::move(edited);
+          file = replaced_by;
+          m.parsed = ptx::Module::parse(text, file);
+        }
+        if (capture_) m.source = text;
         m.loaded = std::make_unique<ptx::LoadedModule>(m.parsed, memory_);
       } catch (const std::exception& e) {
         m.error = e.what();
@@ -345,6 +355,7 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
     config->envreg[1] = static_cast<std::uint32_t>(d.grid_workspace >> 32);
     config->envreg[2] = static_cast<std::uint32_t>(d.grid_workspace);
   }
+  const bool captured = capture_ && capture_->select(k.name);
   auto cmd = std::make_shared<Command>();
   cmd->name = k.name;
   cmd->spec = std::move(spec);
@@ -363,7 +374,7 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
   if (gpu_faults_ && gpu_faults_->watches(dev))
     cmd->on_done = [this, dev](Command& c) { check_gpu_faults(c, dev); };
   Module& module = *k.module;
-  cmd->start = [this, launch, config, &desc, device_index, &module](Command& c) mutable {
+  cmd->start = [this, launch, config, &desc, device_index, &module, captured](Command& c) mutable {
     if (fault_ == cudaSuccess) {
       launch.config = config.get();
       ptx::DeviceLaunches launched;  // dynamic parallelism: what the grid launches
@@ -374,8 +385,12 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
         ptx::LaunchConfig& config;
         ~Detach() { config.device_launches = nullptr; }
       } detach{*config};
+      if (captured)
+        capture_->before(launch.kernel, module.source, module.origin, *module.loaded, *config,
+                         memory_);
       try {
         gpu::KernelOutcome outcome = desc.device->execute(launch);
+        if (captured) capture_->after(*module.loaded, memory_, true);
         if (!outcome.note.empty() && notes_given_.insert(outcome.note).second &&
             log_level_ != LogLevel::Quiet)
           std::cerr << "cnuas: " << outcome.note << "\n";
@@ -394,10 +409,12 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
         print_memory_reports();
         return;
       } catch (const ptx::ExecutionError& e) {
+        if (captured) capture_->after(*module.loaded, memory_, false);
         fault_ = fault_code(e.what());
         fault_command_ = c.shared_from_this();
         if (log_level_ != LogLevel::Quiet) std::cerr << "cnuas: kernel fault: " << e.what() << "\n";
       } catch (const std::invalid_argument& e) {
+        if (captured) capture_->after(*module.loaded, memory_, false);
         fault_ = cudaErrorLaunchFailure;
         fault_command_ = c.shared_from_this();
         if (log_level_ != LogLevel::Quiet)
