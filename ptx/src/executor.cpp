@@ -561,7 +561,11 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
   Ctx c{s, w, frame, active, record};
   if (i.fast != FastForm::None) {  // a frequent form: its handler directly (fast_paths.h)
     top.pc = pc + 1;
-    if (active) kFastHandlers.of[static_cast<std::size_t>(i.fast)](c, i);
+    if (active == 0) return true;
+    kFastHandlers.of[static_cast<std::size_t>(i.fast)](c, i);
+    if (__builtin_expect(s.config->observer != nullptr, 0))
+      s.config->observer->executed(s.cta, w.index, active, fn, i,
+                                   w.regs.data() + frame.reg_base * 32u);
     return true;
   }
   switch (i.op) {
