@@ -82,6 +82,8 @@ int exec_command(const std::vector<std::string>& args) {
       "checkpoint-at", po::value(&checkpoint_at),
       "the host kernel launch to checkpoint at: INDEX (0: the first launch), NAME or NAME#N "
       "(the Nth launch of the kernel, mangled or demangled name)")(
+      "checkpoint-stop",
+      "end the program (exit status 0, no outputs) once the checkpoint is written")(
       "resume", po::value(&resume),
       "run the program from the checkpoint in this directory: launches before it are skipped, "
       "their recorded results restored (docs/user-guide.md, Checkpoint and resume)")(
@@ -109,7 +111,7 @@ int exec_command(const std::vector<std::string>& args) {
                  "CNUAS_SUMMARY (1: the summary on stderr), CNUAS_STRICT_MEMORY (1), "
                  "CNUAS_LAUNCH_REPLAY (0), "
                  "CNUAS_KERNEL_LIMIT, CNUAS_HOST_MEMORY_LIMIT, CNUAS_FAULTS, "
-                 "CNUAS_CHECKPOINT, CNUAS_CHECKPOINT_AT, CNUAS_RESUME, "
+                 "CNUAS_CHECKPOINT, CNUAS_CHECKPOINT_AT, CNUAS_CHECKPOINT_STOP (1), CNUAS_RESUME, "
                  "CNUAS_GPU_MODE, "
                  "CNUAS_GPU_KERNEL_MODES, CNUAS_GPU_ARCH, CNUAS_GPU_SAMPLE, "
                  "CNUAS_GPU_COMPUTE_CAPABILITY, CNUAS_GPU_STATS, CNUAS_GPU_REPORT.\n";
@@ -169,6 +171,7 @@ int exec_command(const std::vector<std::string>& args) {
   set("CNUAS_CHECKPOINT",
       checkpoint.empty() ? checkpoint : std::filesystem::absolute(checkpoint).string());
   set("CNUAS_CHECKPOINT_AT", checkpoint_at);
+  if (vm.count("checkpoint-stop")) set("CNUAS_CHECKPOINT_STOP", "1");
   set("CNUAS_RESUME", resume.empty() ? resume : std::filesystem::absolute(resume).string());
   for (const FieldOption& o : kFieldOptions) set(o.variable, *field_values.at(o.option));
   set("CNUAS_GPU_STATS",

@@ -118,6 +118,15 @@ ProgramSettings program_settings_from_environment() {
     throw InputError(
         "CNUAS_CHECKPOINT_AT (cnuas exec --checkpoint-at) needs CNUAS_CHECKPOINT "
         "(--checkpoint DIR): the directory to write into");
+  if (const std::string stop = env("CNUAS_CHECKPOINT_STOP"); !stop.empty()) {
+    if (stop != "0" && stop != "1")
+      throw InputError(fmt::format("CNUAS_CHECKPOINT_STOP='{}' is not 0 or 1", stop.substr(0, 40)));
+    s.checkpoint_stop = stop == "1";
+    if (s.checkpoint_stop && s.checkpoint_dir.empty())
+      throw InputError(
+          "CNUAS_CHECKPOINT_STOP (cnuas exec --checkpoint-stop) needs CNUAS_CHECKPOINT "
+          "(--checkpoint DIR)");
+  }
   if (!at.empty())
     s.checkpoint_at = parse_checkpoint_target(at, "CNUAS_CHECKPOINT_AT (--checkpoint-at)");
   if (s.checkpoint_at.cta)

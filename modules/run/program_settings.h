@@ -68,6 +68,9 @@ struct ProgramSettings {
   // directory at this host kernel launch (runtime/src/engine/checkpoint.h).
   std::string checkpoint_dir;
   CheckpointTarget checkpoint_at;
+  // CNUAS_CHECKPOINT_STOP=1: the program ends (exit status 0, no outputs)
+  // once the checkpoint is written, instead of running on.
+  bool checkpoint_stop = false;
   // CNUAS_RESUME: the checkpoint directory a run resumes from.
   std::string resume_dir;
 };

@@ -71,6 +71,16 @@ cmp "$out/sample.out" "$out/full.out" || fail "the sampled run's output differs"
 [ "$(grep -c '"kernel": "_Z5tallyPKiiPxi"' "$out/perf.json")" = 4 ] || fail "tally runs: not 4"
 [ "$(grep -c '"kernel": ' "$out/sample.json")" = 4 ] || fail "sampled runs: not 4"
 
+# --checkpoint-stop ends the program at the checkpoint (after steps 0 and 1,
+# exit status 0); resuming from that checkpoint still gives the whole output.
+"$cnuas" exec --checkpoint "$out/stop7" --checkpoint-at 7 --checkpoint-stop -- "$program" \
+  > "$out/stop.out" 2> "$out/stop.err" || { cat "$out/stop.err"; fail "checkpoint-stop run"; }
+grep -q 'ends at the checkpoint' "$out/stop.err" || fail "no stop message"
+head -n 3 "$out/full.out" | cmp - "$out/stop.out" || fail "the stopped run's output is not steps 0-1"
+"$cnuas" exec --resume "$out/stop7" -- "$program" > "$out/stop_res.out" 2> "$out/stop_res.err" ||
+  { cat "$out/stop_res.err"; fail "resume after a stopped run"; }
+cmp "$out/stop_res.out" "$out/full.out" || fail "resume after a stopped run differs"
+
 # Mismatches are refused with exit status 2 and a message.
 expect_refusal inputs "device memory before launch 0 (advance(int\*, int, int)) differs" \
   --resume "$out/at7" -- "$program" 6 5

@@ -139,6 +139,7 @@ std::unique_ptr<Checkpoints> Checkpoints::from_settings(const ProgramSettings& s
       c->target_index_ = s.checkpoint_at.index;
       c->target_name_ = s.checkpoint_at.kernel;
       c->target_occurrence_ = s.checkpoint_at.occurrence;
+      c->stop_ = s.checkpoint_stop;
       std::error_code ec;
       std::filesystem::create_directories(c->dir_, ec);
       if (ec)
@@ -324,6 +325,13 @@ void Checkpoints::write_checkpoint(const Record& at, const Snapshot& memory, con
         file_bytes / 1048576.0);
   } catch (const CheckpointFileError& e) {
     refuse(e.what());
+  }
+  if (stop_) {
+    // What the program printed so far is kept; its outputs would describe a
+    // run cut short, so none are written.
+    std::fflush(stdout);
+    std::cerr << "cnuas: the program ends at the checkpoint (--checkpoint-stop)\n" << std::flush;
+    std::_Exit(0);
   }
 }
 

@@ -107,6 +107,7 @@ class Checkpoints {
   std::string target_name_;
   std::uint64_t target_occurrence_ = 0, occurrences_ = 0;
   std::unique_ptr<CheckpointWriter> writer_;
+  bool stop_ = false;              // end the program once the checkpoint is written
   std::optional<Record> pending_;  // a launch executing, and its memory before
   Snapshot pending_before_;
   std::size_t pending_printf_ = 0;
