@@ -77,8 +77,8 @@ int exec_command(const std::vector<std::string>& args) {
       "GPU faults at simulated times, a YAML list: ecc_error, gpu_xid, gpu_throttle "
       "(docs/cuda-runtime.md)")(
       "checkpoint", po::value(&checkpoint),
-      "write a checkpoint into this directory at the launch --checkpoint-at names (kernels "
-      "before it run in functional mode unless --gpu-mode says otherwise; the run goes on)")(
+      "write a checkpoint into this directory at the launch --checkpoint-at names (the run's "
+      "kernels run in functional mode unless --gpu-mode says otherwise; the run goes on)")(
       "checkpoint-at", po::value(&checkpoint_at),
       "the host kernel launch to checkpoint at: INDEX (0: the first launch), NAME or NAME#N "
       "(the Nth launch of the kernel, mangled or demangled name)")(

@@ -100,11 +100,15 @@ printf '\x02' | dd of="$out/v2/checkpoint.cnck" bs=1 seek=8 conv=notrunc 2> /dev
 expect_refusal version "format version 2; this Cnuas reads version 1" --resume "$out/v2" -- \
   "$program"
 size=$(stat -c %s "$file")
-cp "$file" "$out/flip/checkpoint.cnck"
-byte=$(od -An -tu1 -j$((size / 2)) -N1 "$file" | tr -d ' ')
-printf "\\x$(printf %02x $(((byte + 1) % 256)))" |
-  dd of="$out/flip/checkpoint.cnck" bs=1 seek=$((size / 2)) conv=notrunc 2> /dev/null
-expect_refusal flipped "is damaged\|is truncated" --resume "$out/flip" -- "$program"
+# A byte changed in the reserved header field, at the frame's start, in the
+# middle and in the checksum at the end.
+for at in 12 40 $((size / 2)) $((size - 1)); do
+  cp "$file" "$out/flip/checkpoint.cnck"
+  byte=$(od -An -tu1 -j$at -N1 "$file" | tr -d ' ')
+  printf "\\x$(printf %02x $(((byte + 1) % 256)))" |
+    dd of="$out/flip/checkpoint.cnck" bs=1 seek=$at conv=notrunc 2> /dev/null
+  expect_refusal "flipped$at" "is damaged\|is truncated" --resume "$out/flip" -- "$program"
+done
 head -c $((size / 2)) "$file" > "$out/cut/checkpoint.cnck"
 expect_refusal truncated "is truncated" --resume "$out/cut" -- "$program"
 head -c 4096 /dev/urandom > "$out/junk/checkpoint.cnck"
