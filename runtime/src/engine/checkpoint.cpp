@@ -118,7 +118,7 @@ WorkDims read_dims(CheckpointReader& r) {
   return dims;
 }
 
-// The launch `c` belongs to, for messages.
+// A launch as messages name it: its index and demangled kernel.
 std::string launch_name(std::uint64_t index, const std::string& kernel) {
   return fmt::format("launch {} ({})", index, gpu::demangled(kernel));
 }
