@@ -106,9 +106,8 @@ CheckpointReader::CheckpointReader(const std::string& path) : path_(path) {
         fmt::format("checkpoint '{}' has format version {}; this Cnuas reads version {}", path,
                     header[0], kCheckpointVersion));
   if (header[1] != 0)
-    throw CheckpointFileError(
-        fmt::format("checkpoint '{}' is damaged: its reserved header field is {}, not 0", path,
-                    header[1]));
+    throw CheckpointFileError(fmt::format(
+        "checkpoint '{}' is damaged: its reserved header field is {}, not 0", path, header[1]));
   ctx_ = ZSTD_createDCtx();
   in_.resize(ZSTD_DStreamInSize());
   out_.resize(ZSTD_DStreamOutSize());
