@@ -79,7 +79,7 @@ _cnuas() {{
     return
   fi
   case "$prev" in
-    --out|-o|--gpu-report) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --out|-o|--gpu-report|--checkpoint|--resume) COMPREPLY=($(compgen -d -- "$cur")); return ;;
   esac
   if [ "$COMP_CWORD" -eq 2 ]; then
     case "$command" in

@@ -43,7 +43,7 @@ void set(const char* name, const std::string& value) {
 
 int exec_command(const std::vector<std::string>& args) {
   std::string platform, trace, stats, perfetto, vcd, out_dir, log, kernel_limit, faults,
-      host_memory_limit;
+      host_memory_limit, checkpoint, checkpoint_at, resume;
   std::string gpu_mode, gpu_kernel_modes, gpu_arch, gpu_sample, gpu_compute_capability, gpu_stats,
       gpu_report;
   std::vector<std::string> sets;
@@ -76,6 +76,17 @@ int exec_command(const std::vector<std::string>& args) {
       "faults", po::value(&faults),
       "GPU faults at simulated times, a YAML list: ecc_error, gpu_xid, gpu_throttle "
       "(docs/cuda-runtime.md)")(
+      "checkpoint", po::value(&checkpoint),
+      "write a checkpoint into this directory at the launch --checkpoint-at names (the run's "
+      "kernels run in functional mode unless --gpu-mode says otherwise; the run goes on)")(
+      "checkpoint-at", po::value(&checkpoint_at),
+      "the host kernel launch to checkpoint at: INDEX (0: the first launch), NAME or NAME#N "
+      "(the Nth launch of the kernel, mangled or demangled name)")(
+      "checkpoint-stop",
+      "end the program (exit status 0, no outputs) once the checkpoint is written")(
+      "resume", po::value(&resume),
+      "run the program from the checkpoint in this directory: launches before it are skipped, "
+      "their recorded results restored (docs/user-guide.md, Checkpoint and resume)")(
       "gpu-mode", po::value(&gpu_mode),
       "kernel timing on every GPU: analytic, performance or functional (default: the platform's)")(
       "gpu-kernel-modes", po::value(&gpu_kernel_modes),
@@ -100,6 +111,7 @@ int exec_command(const std::vector<std::string>& args) {
                  "CNUAS_SUMMARY (1: the summary on stderr), CNUAS_STRICT_MEMORY (1), "
                  "CNUAS_LAUNCH_REPLAY (0), "
                  "CNUAS_KERNEL_LIMIT, CNUAS_HOST_MEMORY_LIMIT, CNUAS_FAULTS, "
+                 "CNUAS_CHECKPOINT, CNUAS_CHECKPOINT_AT, CNUAS_CHECKPOINT_STOP (1), CNUAS_RESUME, "
                  "CNUAS_GPU_MODE, "
                  "CNUAS_GPU_KERNEL_MODES, CNUAS_GPU_ARCH, CNUAS_GPU_SAMPLE, "
                  "CNUAS_GPU_COMPUTE_CAPABILITY, CNUAS_GPU_STATS, CNUAS_GPU_REPORT.\n";
@@ -115,6 +127,10 @@ int exec_command(const std::vector<std::string>& args) {
       {"gpu-arch", &gpu_arch},
       {"gpu-sample", &gpu_sample},
       {"gpu-compute-capability", &gpu_compute_capability}};
+  // A checkpoint run executes what comes before the checkpoint only to get
+  // there: functionally, unless a mode is given.
+  if (!checkpoint.empty() && gpu_mode.empty() && !std::getenv("CNUAS_GPU_MODE"))
+    gpu_mode = "functional";
   if (!platform.empty()) platform = std::filesystem::absolute(platform).string();
   if (!out_dir.empty()) {
     std::error_code ec;
@@ -152,6 +168,11 @@ int exec_command(const std::vector<std::string>& args) {
   set("CNUAS_KERNEL_LIMIT", kernel_limit);
   set("CNUAS_HOST_MEMORY_LIMIT", host_memory_limit);
   set("CNUAS_FAULTS", faults.empty() ? faults : std::filesystem::absolute(faults).string());
+  set("CNUAS_CHECKPOINT",
+      checkpoint.empty() ? checkpoint : std::filesystem::absolute(checkpoint).string());
+  set("CNUAS_CHECKPOINT_AT", checkpoint_at);
+  if (vm.count("checkpoint-stop")) set("CNUAS_CHECKPOINT_STOP", "1");
+  set("CNUAS_RESUME", resume.empty() ? resume : std::filesystem::absolute(resume).string());
   for (const FieldOption& o : kFieldOptions) set(o.variable, *field_values.at(o.option));
   set("CNUAS_GPU_STATS",
       gpu_stats.empty() ? gpu_stats : std::filesystem::absolute(gpu_stats).string());

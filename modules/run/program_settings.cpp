@@ -103,7 +103,74 @@ ProgramSettings program_settings_from_environment() {
       throw InputError(fmt::format("CNUAS_FAULTS (cnuas exec --faults): {}", e.what()));
     }
   }
+  s.checkpoint_dir = env("CNUAS_CHECKPOINT");
+  s.resume_dir = env("CNUAS_RESUME");
+  const std::string at = env("CNUAS_CHECKPOINT_AT");
+  if (!s.checkpoint_dir.empty() && !s.resume_dir.empty())
+    throw InputError(
+        "CNUAS_CHECKPOINT and CNUAS_RESUME are both set: a run either writes a checkpoint "
+        "(cnuas exec --checkpoint) or resumes from one (--resume)");
+  if (!s.checkpoint_dir.empty() && at.empty())
+    throw InputError(
+        "CNUAS_CHECKPOINT (cnuas exec --checkpoint) needs CNUAS_CHECKPOINT_AT "
+        "(--checkpoint-at KERNEL[:CTA]): the launch to write it at");
+  if (s.checkpoint_dir.empty() && !at.empty())
+    throw InputError(
+        "CNUAS_CHECKPOINT_AT (cnuas exec --checkpoint-at) needs CNUAS_CHECKPOINT "
+        "(--checkpoint DIR): the directory to write into");
+  if (const std::string stop = env("CNUAS_CHECKPOINT_STOP"); !stop.empty()) {
+    if (stop != "0" && stop != "1")
+      throw InputError(fmt::format("CNUAS_CHECKPOINT_STOP='{}' is not 0 or 1", stop.substr(0, 40)));
+    s.checkpoint_stop = stop == "1";
+    if (s.checkpoint_stop && s.checkpoint_dir.empty())
+      throw InputError(
+          "CNUAS_CHECKPOINT_STOP (cnuas exec --checkpoint-stop) needs CNUAS_CHECKPOINT "
+          "(--checkpoint DIR)");
+  }
+  if (!at.empty())
+    s.checkpoint_at = parse_checkpoint_target(at, "CNUAS_CHECKPOINT_AT (--checkpoint-at)");
+  if (s.checkpoint_at.cta)
+    throw InputError(fmt::format(
+        "CNUAS_CHECKPOINT_AT (--checkpoint-at) '{}': checkpoints inside a kernel (KERNEL:CTA) are "
+        "not supported yet; accepted: a kernel boundary, INDEX, NAME or NAME#N",
+        at.substr(0, 80)));
   return s;
+}
+
+CheckpointTarget parse_checkpoint_target(const std::string& text, const std::string& what) {
+  const auto number = [&](const std::string& digits, const char* part) {
+    if (digits.empty() || digits.size() > 18 ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
+      throw InputError(fmt::format(
+          "{} '{}': {} '{}' is not a whole number; accepted: INDEX, NAME, NAME#N, each with an "
+          "optional :CTA (e.g. 3, sgemm#2, _Z4stepPfi:0)",
+          what, text.substr(0, 80), part, digits.substr(0, 40)));
+    return std::stoull(digits);
+  };
+  CheckpointTarget t;
+  std::string kernel = text;
+  if (const std::size_t colon = text.rfind(':');
+      colon != std::string::npos && colon + 1 < text.size() &&
+      text.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+    t.cta = number(text.substr(colon + 1), "the CTA");
+    kernel = text.substr(0, colon);
+  }
+  if (kernel.empty())
+    throw InputError(fmt::format("{} '{}' names no launch; accepted: INDEX, NAME or NAME#N", what,
+                                 text.substr(0, 80)));
+  if (kernel.find_first_not_of("0123456789") == std::string::npos) {
+    t.index = number(kernel, "the launch index");
+    return t;
+  }
+  if (const std::size_t hash = kernel.rfind('#'); hash != std::string::npos) {
+    t.occurrence = number(kernel.substr(hash + 1), "the occurrence");
+    if (t.occurrence == 0)
+      throw InputError(fmt::format("{} '{}': occurrences count from 1 (NAME#1 is the first launch)",
+                                   what, text.substr(0, 80)));
+    kernel = kernel.substr(0, hash);
+  }
+  t.kernel = kernel;
+  return t;
 }
 
 }  // namespace cnuas

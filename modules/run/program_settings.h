@@ -6,6 +6,8 @@
 // comes from", gives the order in which they apply.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,14 @@ inline constexpr FieldOption kFieldOptions[] = {
     {"CNUAS_GPU_ARCH", "gpu-arch", "architecture"},
     {"CNUAS_GPU_SAMPLE", "gpu-sample", "sample_cycles"},
     {"CNUAS_GPU_COMPUTE_CAPABILITY", "gpu-compute-capability", "compute_capability"},
+};
+
+// Where --checkpoint-at stops: a launch index, or a kernel and its occurrence.
+struct CheckpointTarget {
+  std::optional<std::uint64_t> index;
+  std::string kernel;
+  std::uint64_t occurrence = 1;
+  std::optional<std::uint64_t> cta;  // KERNEL:CTA
 };
 
 struct ProgramSettings {
@@ -54,7 +64,21 @@ struct ProgramSettings {
   // CNUAS_FAULTS: the GPU faults file (run/gpu_faults.h) and what it holds.
   std::string faults_path;
   std::vector<GpuFault> faults;
+  // CNUAS_CHECKPOINT and CNUAS_CHECKPOINT_AT: write a checkpoint into this
+  // directory at this host kernel launch (runtime/src/engine/checkpoint.h).
+  std::string checkpoint_dir;
+  CheckpointTarget checkpoint_at;
+  // CNUAS_CHECKPOINT_STOP=1: the program ends (exit status 0, no outputs)
+  // once the checkpoint is written, instead of running on.
+  bool checkpoint_stop = false;
+  // CNUAS_RESUME: the checkpoint directory a run resumes from.
+  std::string resume_dir;
 };
+
+// Parses KERNEL[:CTA] of --checkpoint-at: a launch index (0: the first host
+// kernel launch) or NAME[#N] (the Nth launch, from 1, of the kernel with this
+// mangled or demangled name); `what` names the option in errors.
+CheckpointTarget parse_checkpoint_target(const std::string& text, const std::string& what);
 
 // Throws InputError naming the variable for a value it does not accept.
 ProgramSettings program_settings_from_environment();

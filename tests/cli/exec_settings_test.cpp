@@ -85,5 +85,35 @@ TEST(ExecSettings, BadStrictMemoryValueIsRefusedNamingWhatIsAccepted) {
   EXPECT_TRUE(ok.ran());
 }
 
+// Checkpoint options are checked before the program starts: each mistake is
+// refused with exit status 2 and names the option and what it accepts.
+TEST(ExecSettings, CheckpointOptionsAreCheckedBeforeTheProgramRuns) {
+  const std::string dir = scratch_dir() + "/ck_settings";
+  struct Case {
+    const char* name;
+    std::string options;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"ck_without_at", "--checkpoint " + dir, "needs CNUAS_CHECKPOINT_AT"},
+      {"ck_at_alone", "--checkpoint-at 3", "needs CNUAS_CHECKPOINT (--checkpoint DIR)"},
+      {"ck_both", "--checkpoint " + dir + " --checkpoint-at 3 --resume " + dir,
+       "either writes a checkpoint"},
+      {"ck_zeroth", "--checkpoint " + dir + " --checkpoint-at 'scale#0'", "count from 1"},
+      {"ck_not_number", "--checkpoint " + dir + " --checkpoint-at 'scale#two'",
+       "the occurrence 'two' is not a whole number"},
+      {"ck_cta", "--checkpoint " + dir + " --checkpoint-at 4:0",
+       "inside a kernel (KERNEL:CTA) are not supported yet"},
+      {"ck_stop_alone", "--checkpoint-stop", "needs CNUAS_CHECKPOINT (--checkpoint DIR)"},
+  };
+  for (const Case& c : cases) {
+    const Witness w(c.name);
+    const CommandResult r = run_cnuas("exec " + c.options + " " + w.command());
+    EXPECT_EQ(r.exit_code, 2) << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.name << ": " << r.err;
+    EXPECT_FALSE(w.ran()) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace cnuas

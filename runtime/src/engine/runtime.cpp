@@ -10,6 +10,7 @@
 
 #include "core/kernel/errors.h"
 #include "engine/access_policies.h"
+#include "engine/checkpoint.h"
 #include "engine/gpu_faults.h"
 #include "engine/graph_capture.h"
 #include "engine/ipc_handles.h"
@@ -112,6 +113,15 @@ Runtime::Runtime() {
   virtual_memory_ = std::make_unique<VirtualMemory>(*this);
   ipc_ = std::make_unique<IpcHandles>(*this);
   access_policies_ = std::make_unique<AccessPolicies>(*this);
+  checkpoints_ = Checkpoints::from_settings(settings, memory_, printf_);
+  if (checkpoints_)
+    checkpoints_->allocations = [this] {
+      std::vector<CheckpointAllocation> table;
+      for (const auto& [base, a] : allocations_)
+        table.push_back({a.base, a.bytes, static_cast<std::uint32_t>(a.device),
+                         static_cast<std::uint32_t>(a.kind)});
+      return table;
+    };
   if (log_level_ >= LogLevel::Info)
     std::cerr << fmt::format("cnuas: CUDA runtime on platform '{}' with {} GPU(s)\n",
                              platform_file.empty() ? "default" : platform_file, devices_.size());
@@ -127,6 +137,7 @@ void Runtime::finish() {
     session_->finish([this](std::uint64_t end_ps) {
       if (gpu_faults_) gpu_faults_->finish(end_ps, log_level_);
     });
+    if (checkpoints_) checkpoints_->finish();
     write_gpu_outputs();
     if (!metadata_path_.empty()) session_->write_metadata(metadata_path_, command_line_);
     if (log_level_ >= LogLevel::Info || (summary_ && log_level_ > LogLevel::Quiet)) {

@@ -50,6 +50,7 @@ class VirtualMemory;
 class IpcHandles;
 class AccessPolicies;
 class GpuFaultPlan;
+class Checkpoints;
 
 // A CUDA array: texels in one device allocation, rows packed.
 struct Array {
@@ -337,6 +338,8 @@ class Runtime {
   std::map<Stream*, std::unique_ptr<Stream>> streams_;
   std::map<Event*, std::unique_ptr<Event>> events_;
   std::set<std::string> unsupported_named_;
+  // cnuas exec --checkpoint / --resume (engine/checkpoint.h); null without.
+  std::unique_ptr<Checkpoints> checkpoints_;
   cudaError_t fault_ = cudaSuccess;  // the first kernel fault; later kernels do not run
   CommandPtr fault_command_;
   // Injected GPU faults (cnuas exec --faults), null without; a fault that

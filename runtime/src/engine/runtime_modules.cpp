@@ -11,6 +11,7 @@
 
 #include "cudart/error_names.h"
 #include "engine/access_policies.h"
+#include "engine/checkpoint.h"
 #include "engine/device_images.h"
 #include "engine/gpu_faults.h"
 #include "engine/graph.h"
@@ -389,6 +390,9 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
         capture_->before(launch.kernel, module.source, module.origin, *module.loaded, *config,
                          memory_);
       try {
+        if (checkpoints_ &&
+            checkpoints_->before_launch(*module.loaded, launch.kernel, device_index, *config, c))
+          return;  // skipped on resume: its recorded outcome is applied
         gpu::KernelOutcome outcome = desc.device->execute(launch);
         if (captured) capture_->after(*module.loaded, memory_, true);
         if (!outcome.note.empty() && notes_given_.insert(outcome.note).second &&
@@ -401,6 +405,7 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
         run_device_work(desc, module, launched, outcome, *runs);
         c.dims = outcome.dims;
         c.model_timed = !runs->empty();
+        if (checkpoints_) checkpoints_->after_launch(c);
         // Kept in simulated order: the effect may have run ahead of it.
         if (!runs->empty())
           c.on_release = [this, &desc, runs] {
