@@ -370,10 +370,10 @@ __global__ void __cluster_dims__(2, 2, 1) __launch_bounds__(kThreads)
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const int row0 = blockIdx.y * kTileM + (group - 1) * 64 + 16 * warp + lane / 4;
-    for (int e = 0; e < 128; ++e) {
+    for (int e = 0; e < 128; e += 2) {  // elements e, e + 1 are adjacent columns: one 8-byte store
       const int row = row0 + 8 * ((e / 2) % 2),
-                col = blockIdx.x * kClusterTileN + 8 * (e / 4) + 2 * (lane % 4) + e % 2;
-      d[size_t(row) * n + col] = acc[e];
+                col = blockIdx.x * kClusterTileN + 8 * (e / 4) + 2 * (lane % 4);
+      *reinterpret_cast<float2*>(&d[size_t(row) * n + col]) = make_float2(acc[e], acc[e + 1]);
     }
   }
   cluster_barrier();  // no CTA leaves while a peer may still write into it or arrive on it
