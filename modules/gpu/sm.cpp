@@ -309,7 +309,7 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
       other.waiting = other.cta->warp_waiting(other.warp);
       if (!other.waiting && blocked_[k] == Stall::Barrier) not_before_[k] = 0;
     }
-    if ((exits || rec.inst->op == ptx::Opcode::barrier) && w.cta->cluster_size() > 1)
+    if ((exits || (rec.inst && rec.inst->op == ptx::Opcode::barrier)) && w.cta->cluster_size() > 1)
       sink_.cluster_barrier_changed(w.cta, c + 1);
   }
   if (d.wgmma != WarpDeps::Wgmma::None && arch_.sm.wgmma.f16 != 0) {

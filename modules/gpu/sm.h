@@ -138,7 +138,7 @@ class Sm : public sc_core::sc_module, public EventTarget {
   void bulk_copy(WarpSlot& w, const ptx::StepRecord& rec, std::uint64_t cycle);
   void tma_send(std::uint64_t cycle);
   void tma_arrived(TmaCopy* copy, std::uint64_t cycle);
-  void tma_forget(const ptx::Executor::Cta* cta);
+  void tma_forget(ptx::Executor::Cta* cta);
   std::deque<TmaLine> tma_queue_;
   std::vector<std::unique_ptr<TmaCopy>> tma_copies_;  // in flight
   std::uint32_t tma_in_flight_ = 0;

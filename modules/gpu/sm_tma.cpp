@@ -96,9 +96,16 @@ void Sm::tma_arrived(TmaCopy* copy, std::uint64_t c) {
   tma_send(c);
 }
 
-void Sm::tma_forget(const ptx::Executor::Cta* cta) {
-  for (auto& copy : tma_copies_)
-    if (copy->cta == cta) copy->cta = nullptr;
+// A CTA that leaves with copies in flight: their transactions complete now (other CTAs of its
+// cluster may wait for a multicast), and the lines still coming complete nothing (its storage
+// may serve another CTA by then).
+void Sm::tma_forget(ptx::Executor::Cta* cta) {
+  for (auto& copy : tma_copies_) {
+    if (copy->cta != cta) continue;
+    for (const ptx::PendingTransaction& t : copy->transactions)
+      cta->complete_transaction(t.rank, t.offset, t.bytes);
+    copy->cta = nullptr;
+  }
 }
 
 }  // namespace cnuas::gpu
