@@ -78,6 +78,11 @@ void read_sm(const Fields& f, SmConfig& sm) {
   sm.wgmma.f16 = f.u32("sm.wgmma.f16");
   sm.wgmma.tf32 = f.u32("sm.wgmma.tf32");
   sm.wgmma.fp8 = f.u32("sm.wgmma.fp8");
+  sm.dsmem.latency = f.u32("sm.dsmem.latency");
+  sm.dsmem.bytes_per_cycle = f.u32("sm.dsmem.bytes_per_cycle");
+  sm.tma.latency = f.u32("sm.tma.latency");
+  sm.tma.bytes_per_cycle = f.u32("sm.tma.bytes_per_cycle");
+  sm.tma.outstanding = f.u32("sm.tma.outstanding");
   sm.wgmma.int8 = f.u32("sm.wgmma.int8");
 }
 

@@ -47,6 +47,19 @@ struct SmConfig {
   struct WgmmaRates {
     std::uint32_t f16 = 0, tf32 = 0, fp8 = 0, int8 = 0;
   } wgmma;
+  // Distributed shared memory: an access to another CTA's shared memory crosses the GPC's
+  // SM-to-SM network. bytes_per_cycle 0: such accesses cost what local ones do.
+  struct Dsmem {
+    std::uint32_t latency = 0;          // SM cycles until a remote load's value is there
+    std::uint32_t bytes_per_cycle = 0;  // what one SM's port to the network moves
+  } dsmem;
+  // The Tensor Memory Accelerator: a copy engine per SM for cp.async.bulk. bytes_per_cycle 0:
+  // none (a bulk copy is one memory instruction whose transactions complete at issue).
+  struct Tma {
+    std::uint32_t latency = 0;          // SM cycles from issue to the first line request
+    std::uint32_t bytes_per_cycle = 0;  // line requests issued, in bytes per SM cycle
+    std::uint32_t outstanding = 1;      // line reads in flight
+  } tma;
 };
 
 struct L1Config {

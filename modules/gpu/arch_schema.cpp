@@ -46,6 +46,20 @@ void declare_sm(Schema& s) {
                           "(0: no warpgroup tensor cores)",
                           t),
               0, 1u << 20);
+  s.integer("sm.dsmem.latency", 0,
+            "SM cycles until a load from another CTA's shared memory (DSMEM) returns", 0,
+            kMaxCycles)
+      .integer("sm.dsmem.bytes_per_cycle", 0,
+               "bytes per SM cycle one SM's port to the SM-to-SM network moves (0: remote "
+               "shared memory costs what local does)",
+               0, 4096)
+      .integer("sm.tma.latency", 0,
+               "SM cycles from a bulk copy's issue to the TMA's first line request", 0, kMaxCycles)
+      .integer("sm.tma.bytes_per_cycle", 0,
+               "bytes of line requests the SM's TMA issues per SM cycle (0: no copy engine; a "
+               "bulk copy completes at issue)",
+               0, 4096)
+      .integer("sm.tma.outstanding", 1, "line reads the SM's TMA keeps in flight", 1, 65536);
 }
 
 void declare_l1(Schema& s) {

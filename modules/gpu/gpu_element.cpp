@@ -214,14 +214,6 @@ gpu::KernelOutcome Gpu::execute(const gpu::KernelLaunch& launch) {
   const ptx::LaunchConfig& config = *launch.config;
   gpu::KernelOutcome outcome;
   outcome.timing = timing_of(launch.kernel);
-  if (outcome.timing == gpu::KernelTiming::Performance && launch.clustered) {
-    // The model places single CTAs on SMs.
-    outcome.timing = gpu::KernelTiming::Analytic;
-    outcome.note = fmt::format(
-        "kernel {} runs in thread-block clusters, which the performance model "
-        "does not place; it is timed analytically",
-        launch.kernel);
-  }
   if (outcome.timing == gpu::KernelTiming::Performance) {
     // The cycle-level model can take minutes: a progress line on a terminal.
     const ProgressLine progress;

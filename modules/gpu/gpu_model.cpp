@@ -1,10 +1,12 @@
 #include "gpu/gpu_model.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "core/kernel/progress.h"
 #include "gpu/address_map.h"
+#include "gpu/cluster_placement.h"
 #include "gpu/dram.h"
 #include "gpu/event_queue.h"
 #include "gpu/l1_cache.h"
@@ -42,8 +44,18 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
     const std::string* kernel = nullptr;
     const ptx::LaunchConfig* config = nullptr;
     CtaShape shape;
-    std::uint64_t next = 0, count = 0;
+    std::uint64_t next = 0, count = 0;  // CTAs handed out, and the grid's
+    ptx::Dim3 cluster;                  // CTAs per cluster; clusters go out whole
   } launch;
+  // A running cluster: its CTAs (with their SMs) stay alive until the last finishes, since each
+  // may reach the others' shared memory and the cluster barrier counts them all.
+  struct ClusterRun {
+    std::vector<std::pair<const ptx::Executor::Cta*, std::uint32_t>> members;
+    std::vector<std::unique_ptr<ptx::Executor::Cta>> finished;
+  };
+  std::unique_ptr<ClusterPlacement> placement;
+  std::map<const ptx::Executor::Cta*, std::shared_ptr<ClusterRun>> cluster_of;
+  std::vector<std::vector<std::unique_ptr<ptx::Executor::Cta>>> spare_clusters;
   std::uint32_t cursor = 0;                                // next SM to try, breadth-first over SMs
   std::vector<std::unique_ptr<ptx::Executor::Cta>> spare;  // finished CTAs, for their storage
   std::string failed;     // the kernel that faulted, after which the model cannot run on
@@ -51,6 +63,7 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
 
   Top(sc_core::sc_module_name name, ArchConfig a, std::uint64_t sample_cycles)
       : sc_core::sc_module(name), arch(std::move(a)), stats(arch, sample_cycles), map(arch) {
+    placement = std::make_unique<ClusterPlacement>(arch.sm);
     noc = std::make_unique<Noc>("noc", arch, events, stats);
     for (std::uint32_t i = 0; i < arch.sm.count; ++i) {
       sms.push_back(std::make_unique<Sm>(indexed("sm", i).c_str(), i, arch, events, pool, stats,
@@ -86,8 +99,52 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
                                       std::move(reuse));
   }
 
+  // Hands out whole clusters, each to the SMs of one GPC, while one fits.
+  void dispatch_clusters(std::uint64_t cycle) {
+    const ptx::Dim3 cd = launch.cluster;
+    const std::uint32_t size = static_cast<std::uint32_t>(cd.count());
+    const ptx::Dim3 g = launch.config->grid;
+    const std::uint32_t across = g.x / cd.x, down = g.y / cd.y;
+    std::vector<std::uint32_t> room(sms.size());
+    while (launch.next < launch.count) {
+      for (std::size_t s = 0; s < sms.size(); ++s) room[s] = sms[s]->room(launch.shape);
+      const std::vector<std::uint32_t> where = placement->place(size, room);
+      if (where.empty()) return;
+      const std::uint64_t c = launch.next / size;
+      const ptx::Dim3 id{static_cast<std::uint32_t>(c % across),
+                         static_cast<std::uint32_t>(c / across % down),
+                         static_cast<std::uint32_t>(c / (std::uint64_t{across} * down))};
+      std::vector<std::unique_ptr<ptx::Executor::Cta>> reuse;
+      if (!spare_clusters.empty()) {
+        reuse = std::move(spare_clusters.back());
+        spare_clusters.pop_back();
+      }
+      std::vector<std::unique_ptr<ptx::Executor::Cta>> ctas = launch.executor->begin_cluster(
+          *launch.module, *launch.kernel, *launch.config, id, std::move(reuse));
+      auto run = std::make_shared<ClusterRun>();
+      for (std::uint32_t r = 0; r < size; ++r) {
+        run->members.emplace_back(ctas[r].get(), where[r]);
+        cluster_of[ctas[r].get()] = run;
+      }
+      launch.next += size;
+      for (std::uint32_t r = 0; r < size; ++r)
+        sms[where[r]]->launch(std::move(ctas[r]), launch.shape, cycle);
+    }
+  }
+
+  void cluster_barrier_changed(const ptx::Executor::Cta* cta, std::uint64_t cycle) override {
+    auto it = cluster_of.find(cta);
+    if (it == cluster_of.end()) return;
+    for (const auto& [member, sm] : it->second->members)
+      if (member != cta) sms[sm]->refresh_barrier_waiters(member, cycle);
+  }
+
   // Hands out CTAs breadth-first: one per SM in turn while they fit.
   void dispatch(std::uint64_t cycle) {
+    if (launch.cluster.count() > 1) {
+      dispatch_clusters(cycle);
+      return;
+    }
     std::uint32_t tried = 0;
     while (launch.next < launch.count && tried < sms.size()) {
       Sm& sm = *sms[cursor];
@@ -103,6 +160,16 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
 
   void cta_finished(std::uint32_t sm, std::uint64_t cycle,
                     std::unique_ptr<ptx::Executor::Cta> done) override {
+    if (launch.cluster.count() > 1) {
+      auto it = cluster_of.find(done.get());
+      std::shared_ptr<ClusterRun> run = it->second;
+      cluster_of.erase(it);
+      run->finished.push_back(std::move(done));
+      if (run->finished.size() == run->members.size())
+        spare_clusters.push_back(std::move(run->finished));
+      dispatch_clusters(cycle + arch.sm.cta_launch_cycles);
+      return;
+    }
     spare.push_back(std::move(done));
     if (launch.next < launch.count && sms[sm]->fits(launch.shape))
       sms[sm]->launch(make_cta(launch.next++), launch.shape, cycle + arch.sm.cta_launch_cycles);
@@ -155,8 +222,14 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
   if (!f || !f->is_entry) throw std::invalid_argument("no kernel (.entry) named '" + kernel + "'");
   KernelRun result;
   result.kernel = kernel;
-  t.launch = Top::Launch{
-      &executor, &module, &kernel, &config, shape_of(t.arch, *f, config), 0, config.grid.count()};
+  t.launch = Top::Launch{&executor,
+                         &module,
+                         &kernel,
+                         &config,
+                         shape_of(t.arch, *f, config),
+                         0,
+                         config.grid.count(),
+                         executor.cluster_dims(module, kernel, config)};
   result.ctas_per_sm = ctas_per_sm(t.arch, t.launch.shape);
   if (result.ctas_per_sm == 0)
     throw std::invalid_argument(
@@ -165,6 +238,14 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
         std::to_string(t.launch.shape.shared_bytes) + " bytes of shared memory; an SM of " +
         t.arch.name + " has " + std::to_string(t.arch.sm.max_warps) + ", " +
         std::to_string(t.arch.sm.registers) + " and " + std::to_string(t.arch.sm.shared_bytes));
+  if (t.launch.cluster.count() > 1 && result.ctas_per_sm > 0) {
+    // The runtime checked the non-portable opt-in; here: what the GPU can ever hold.
+    const std::string why = t.placement->refusal(
+        static_cast<std::uint32_t>(t.launch.cluster.count()), true, result.ctas_per_sm);
+    if (!why.empty())
+      throw std::invalid_argument("kernel '" + kernel + "': " + why + " cannot run on " +
+                                  t.arch.name);
+  }
   t.policy = policy;
   for (auto& slice : t.slices) slice->set_policy(t.policy);
   const Clock clock(t.arch.sm.clock_hz);

@@ -25,6 +25,11 @@ tlm::tlm_sync_enum L1Cache::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tl
   MemRequest& r = MemRequest::of(p);
   const std::uint64_t t = events_.now() + delay.value();
   const std::uint32_t sectors = static_cast<std::uint32_t>(__builtin_popcount(r.sectors));
+  if (r.tma && r.access == Access::Read) {  // the TMA reads from L2, past L1
+    send(r, r.sectors, Access::Read, t);
+    phase = tlm::END_REQ;
+    return tlm::TLM_UPDATED;
+  }
   switch (r.access) {
     case Access::Write: {
       // Write-through: the sectors go on to L2; the line is updated when present
@@ -82,7 +87,7 @@ void L1Cache::send(MemRequest& upstream, std::uint32_t sectors, Access a, std::u
   d->sm = sm_;
   d->slice = map_.slice(upstream.line);
   d->bytes = static_cast<std::uint32_t>(__builtin_popcount(sectors)) * cfg_.sector_bytes;
-  d->waiter = a == Access::Atomic ? &upstream : nullptr;
+  d->waiter = a == Access::Atomic || upstream.tma ? &upstream : nullptr;
   d->seal();
   events_.schedule(at, this, kSend, d);
 }
@@ -97,7 +102,7 @@ void L1Cache::respond(MemRequest& r) {
 tlm::tlm_sync_enum L1Cache::nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                             sc_core::sc_time&) {
   MemRequest& d = MemRequest::of(p);
-  if (d.access == Access::Atomic) {
+  if (d.waiter) {  // an atomic, or a TMA read
     respond(*static_cast<MemRequest*>(d.waiter));
   } else {
     tags_.fill(d.line, d.line, d.sectors, false);

@@ -33,6 +33,7 @@ struct MemRequest {
   std::uint32_t slice = 0;  // the L2 slice that owns the line
   std::uint32_t bytes = 0;  // data bytes moved (sectors x sector size)
   void* waiter = nullptr;   // who completes when the response arrives (owner-defined)
+  bool tma = false;         // the SM's copy engine asked: L1 passes it on and back untouched
   std::uint64_t issued_ps = 0;
 
   MemRequest() {
@@ -77,6 +78,7 @@ class RequestPool {
   }
   void put(MemRequest* r) {
     r->waiter = nullptr;
+    r->tma = false;
     free_.push_back(r);
   }
 

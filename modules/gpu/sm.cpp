@@ -43,6 +43,7 @@ Sm::Sm(sc_core::sc_module_name name, std::uint32_t index, const ArchConfig& arch
       pipe_free_(arch.sm.schedulers),
       tensor_free_(arch.sm.schedulers, 0) {
   to_l1.register_nb_transport_bw(this, &Sm::nb_transport_bw);
+  record_.defer_transactions = arch.sm.tma.bytes_per_cycle != 0;
   for (auto& p : pipe_free_) p.fill(0);
 }
 
@@ -52,6 +53,28 @@ bool Sm::fits(const CtaShape& s) const {
   return resident_ctas_ < arch_.sm.max_ctas && used_warps_ + s.warps <= arch_.sm.max_warps &&
          used_registers_ + s.registers <= arch_.sm.registers &&
          used_shared_ + s.shared_bytes <= arch_.sm.shared_bytes;
+}
+
+std::uint32_t Sm::room(const CtaShape& s) const {
+  std::uint32_t n = arch_.sm.max_ctas - resident_ctas_;
+  n = std::min(n, (arch_.sm.max_warps - used_warps_) / std::max(1u, s.warps));
+  if (s.registers) n = std::min(n, (arch_.sm.registers - used_registers_) / s.registers);
+  if (s.shared_bytes) n = std::min(n, (arch_.sm.shared_bytes - used_shared_) / s.shared_bytes);
+  return n;
+}
+
+void Sm::refresh_barrier_waiters(const ptx::Executor::Cta* cta, std::uint64_t cycle) {
+  bool released = false;
+  for (std::size_t k = 0; k < warps_.size(); ++k) {
+    WarpSlot& w = warps_[k];
+    if (!w.live || w.cta != cta) continue;
+    w.waiting = w.cta->warp_waiting(w.warp);
+    if (!w.waiting && blocked_[k] == Stall::Barrier) {
+      not_before_[k] = 0;
+      released = true;
+    }
+  }
+  if (released) wake(cycle);
 }
 
 void Sm::launch(std::unique_ptr<ptx::Executor::Cta> cta, const CtaShape& shape,
@@ -286,9 +309,13 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
       other.waiting = other.cta->warp_waiting(other.warp);
       if (!other.waiting && blocked_[k] == Stall::Barrier) not_before_[k] = 0;
     }
+    if ((exits || (rec.inst && rec.inst->op == ptx::Opcode::barrier)) && w.cta->cluster_size() > 1)
+      sink_.cluster_barrier_changed(w.cta, c + 1);
   }
   if (d.wgmma != WarpDeps::Wgmma::None && arch_.sm.wgmma.f16 != 0) {
     issue_wgmma(w, d, s, c);
+  } else if (rec.defer_transactions && (!rec.bulk.empty() || !rec.transactions.empty())) {
+    bulk_copy(w, rec, c);
   } else if (d.unit == Unit::Memory && rec.active) {
     memory(w, d, base, rec, c);
   } else {
@@ -380,6 +407,7 @@ void Sm::retire_warp(std::uint32_t slot, std::uint64_t c) {
   w.cta = nullptr;
   if (--cta.live_warps) return;
   std::unique_ptr<ptx::Executor::Cta> done = std::move(cta.cta);
+  tma_forget(done.get());
   --resident_ctas_;
   used_warps_ -= cta.shape.warps;
   used_registers_ -= cta.shape.registers;

@@ -10,6 +10,7 @@
 // response wakes it; skipped cycles are still counted, by stall reason.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -39,6 +40,10 @@ class CtaSink {
   // CTA's storage comes along for reuse.
   virtual void cta_finished(std::uint32_t sm, std::uint64_t cycle,
                             std::unique_ptr<ptx::Executor::Cta> done) = 0;
+  // A warp of `cta`, whose cluster has several CTAs, reached the cluster barrier or exited at
+  // `cycle`: the cluster's warps on other SMs may go on.
+  virtual void cluster_barrier_changed(const ptx::Executor::Cta* /*cta*/, std::uint64_t /*cycle*/) {
+  }
 };
 
 class Sm : public sc_core::sc_module, public EventTarget {
@@ -50,6 +55,10 @@ class Sm : public sc_core::sc_module, public EventTarget {
   ~Sm() override;
 
   bool fits(const CtaShape& shape) const;
+  // How many more CTAs of this shape the SM holds now.
+  std::uint32_t room(const CtaShape& shape) const;
+  // The cluster barrier may have released warps of `cta` (resident here) at `cycle`.
+  void refresh_barrier_waiters(const ptx::Executor::Cta* cta, std::uint64_t cycle);
   // Makes the CTA resident; its warps may issue from `cycle`.
   void launch(std::unique_ptr<ptx::Executor::Cta> cta, const CtaShape& shape, std::uint64_t cycle);
   bool idle() const { return resident_ctas_ == 0; }
@@ -112,6 +121,28 @@ class Sm : public sc_core::sc_module, public EventTarget {
   // wgmma issue: queues mma_async on the tensor core, closes a group, retires waited groups.
   void issue_wgmma(WarpSlot& w, const WarpDeps& d, std::uint32_t scheduler, std::uint64_t cycle);
   std::uint64_t lsu_free_ = 0;
+  std::uint64_t dsmem_free_ = 0;  // the SM's port to the SM-to-SM network is busy until then
+  // An access to shared::cluster memory: to another CTA's, over the SM-to-SM network.
+  void cluster_shared_access(WarpSlot& w, const WarpDeps& d, std::uint32_t base,
+                             const ptx::StepRecord& rec, std::uint64_t cycle);
+
+  // The Tensor Memory Accelerator (sm_tma.cpp): bulk copies split into line requests that go
+  // past L1, at most tma.outstanding reads in flight; a copy's mbarrier transactions complete
+  // when its last line arrived.
+  struct TmaCopy;
+  struct TmaLine {
+    std::uint64_t line = 0;
+    std::uint32_t sectors = 0;
+    TmaCopy* copy = nullptr;  // null: a write, which nobody waits for
+  };
+  void bulk_copy(WarpSlot& w, const ptx::StepRecord& rec, std::uint64_t cycle);
+  void tma_send(std::uint64_t cycle);
+  void tma_arrived(TmaCopy* copy, std::uint64_t cycle);
+  void tma_forget(ptx::Executor::Cta* cta);
+  std::deque<TmaLine> tma_queue_;
+  std::vector<std::unique_ptr<TmaCopy>> tma_copies_;  // in flight
+  std::uint32_t tma_in_flight_ = 0;
+  std::uint64_t tma_next_ = 0;  // the engine's next line request may go out from this cycle
   std::uint32_t resident_ctas_ = 0, used_warps_ = 0, used_registers_ = 0, used_shared_ = 0;
   std::uint64_t age_ = 0;
   std::uint64_t evaluated_ = 0;  // cycles before this one are accounted

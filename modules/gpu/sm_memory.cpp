@@ -17,9 +17,14 @@ void Sm::memory(WarpSlot& w, const WarpDeps& d, std::uint32_t base, const ptx::S
     case ptx::Space::Generic:
       global_access(w, d, base, rec, c);
       return;
+    case ptx::Space::SharedCluster:
+      if (arch_.sm.dsmem.bytes_per_cycle) {
+        cluster_shared_access(w, d, base, rec, c);
+        return;
+      }
+      [[fallthrough]];
     case ptx::Space::Shared:
-    case ptx::Space::SharedCta:
-    case ptx::Space::SharedCluster: {
+    case ptx::Space::SharedCta: {
       const unsigned waves = shared_wavefronts(rec, l1.shared_banks, l1.shared_bank_bytes);
       lsu_free_ = c + waves;
       set_ready(w, d, base, c + l1.shared_latency + waves - 1, true);
@@ -34,6 +39,40 @@ void Sm::memory(WarpSlot& w, const WarpDeps& d, std::uint32_t base, const ptx::S
       set_ready(w, d, base, c + l1.constant_latency, true);
       return;
   }
+}
+
+// A warp's access that names another CTA's shared memory leaves through the SM's port to the
+// SM-to-SM network: its bytes take their turn on the port, and a load's value is back the
+// network's latency after its last byte left. An access to this CTA's own memory (also
+// reachable through shared::cluster addresses) stays local.
+void Sm::cluster_shared_access(WarpSlot& w, const WarpDeps& d, std::uint32_t base,
+                               const ptx::StepRecord& rec, std::uint64_t c) {
+  const std::uint32_t own = w.cta->cluster_rank();
+  std::uint32_t lanes = 0;
+  bool remote = false;
+  for (std::uint32_t m = rec.active; m; m &= m - 1) {
+    const unsigned l = static_cast<unsigned>(__builtin_ctz(m));
+    remote |= w.cta->rank_of_shared_cluster_address(rec.addresses[l]) != own;
+    ++lanes;
+  }
+  const L1Config& l1 = arch_.l1;
+  if (!remote) {
+    const unsigned waves = shared_wavefronts(rec, l1.shared_banks, l1.shared_bank_bytes);
+    lsu_free_ = c + waves;
+    set_ready(w, d, base, c + l1.shared_latency + waves - 1, true);
+    for (Counters* k : {&stats_.at_cycle(c), &stats_.total()}) {
+      k->shared_wavefronts += waves;
+      ++k->shared_accesses;
+    }
+    return;
+  }
+  const SmConfig::Dsmem& net = arch_.sm.dsmem;
+  const std::uint64_t bytes = std::uint64_t{lanes} * std::max(1u, rec.access_bytes);
+  const std::uint64_t cycles = (bytes + net.bytes_per_cycle - 1) / net.bytes_per_cycle;
+  const std::uint64_t start = std::max(c, dsmem_free_);
+  dsmem_free_ = start + cycles;
+  lsu_free_ = c + 1;
+  set_ready(w, d, base, start + cycles - 1 + net.latency, true);
 }
 
 void Sm::global_access(WarpSlot& w, const WarpDeps& d, std::uint32_t base,
@@ -91,9 +130,15 @@ void Sm::global_access(WarpSlot& w, const WarpDeps& d, std::uint32_t base,
 tlm::tlm_sync_enum Sm::nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                        sc_core::sc_time&) {
   MemRequest& r = MemRequest::of(p);
+  phase = tlm::END_RESP;
+  if (r.tma) {
+    TmaCopy* copy = static_cast<TmaCopy*>(r.waiter);
+    pool_.put(&r);
+    tma_arrived(copy, clock_.cycle_at_or_after(events_.now()));
+    return tlm::TLM_COMPLETED;
+  }
   LoadTracker* t = static_cast<LoadTracker*>(r.waiter);
   pool_.put(&r);
-  phase = tlm::END_RESP;
   if (!t) return tlm::TLM_COMPLETED;
   t->ready = std::max(t->ready, clock_.cycle_at_or_after(events_.now()));
   if (--t->pending == 0) {

@@ -35,6 +35,12 @@ struct Sm::CtaSlot {
   std::uint32_t live_warps = 0;
 };
 
+struct Sm::TmaCopy {
+  ptx::Executor::Cta* cta = nullptr;  // null once the CTA finished
+  std::vector<ptx::PendingTransaction> transactions;
+  std::uint32_t lines = 0;  // not arrived yet
+};
+
 struct Sm::LoadTracker {
   std::uint32_t slot = 0;
   std::uint32_t base = 0;

@@ -172,6 +172,7 @@ bool exec_warp(Ctx& c, const Instruction& i);
 bool exec_matrix(Ctx& c, const Instruction& i);
 bool exec_mma(Ctx& c, const Instruction& i);
 bool exec_mbarrier(Ctx& c, const Instruction& i);
+void mbarrier_complete_tx_at(Executor::Cta::State& s, std::uint64_t offset, std::uint64_t bytes);
 bool exec_bulk(Ctx& c, const Instruction& i);  // the cp.async.bulk family (ops_bulk_copy.cpp)
 bool exec_texture(Ctx& c, const Instruction& i);
 bool exec_video(Ctx& c, const Instruction& i);

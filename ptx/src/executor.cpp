@@ -555,6 +555,8 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
     record->unit = unit_class(i);
     record->space = Space::None;
     record->access_bytes = 0;
+    record->bulk.clear();
+    record->transactions.clear();
   }
   if (!i.unsupported.empty())
     s.fault(w, static_cast<unsigned>(__builtin_ctz(mask)), i, "not supported: " + i.unsupported);
@@ -813,6 +815,26 @@ void Executor::Cta::set_sm(std::uint32_t sm) {
   s_->sm = sm;
 }
 
+std::uint32_t Executor::Cta::cluster_rank() const {
+  return s_->rank;
+}
+
+std::uint32_t Executor::Cta::cluster_size() const {
+  return static_cast<std::uint32_t>(s_->cluster->members.size());
+}
+
+std::uint32_t Executor::Cta::rank_of_shared_cluster_address(std::uint64_t a) const {
+  if (a >= kClusterWindow && a < kClusterWindow + 16 * kWindowSize)
+    return static_cast<std::uint32_t>((a - kClusterWindow) / kWindowSize);
+  const std::uint64_t tag = (a & 0xffffffffu) >> kClusterRankShift;
+  return tag == 0 ? s_->rank : static_cast<std::uint32_t>(tag - 1);
+}
+
+void Executor::Cta::complete_transaction(std::uint32_t rank, std::uint64_t offset,
+                                         std::uint64_t bytes) {
+  mbarrier_complete_tx_at(*s_->cluster->members.at(rank), offset, bytes);
+}
+
 // Warp instructions a warp issues before the next warp gets a turn.
 constexpr unsigned kQuantum = 1u << 14;
 
@@ -1024,6 +1046,12 @@ Dim3 cluster_shape(const Function& f, const LaunchConfig& config, const std::str
   return d;
 }
 
+// The CTA of rank r in the cluster at (cx, cy, cz) of clusters shaped cd.
+Dim3 cta_in_cluster(std::uint32_t cx, std::uint32_t cy, std::uint32_t cz, Dim3 cd,
+                    std::uint32_t r) {
+  return {cx * cd.x + r % cd.x, cy * cd.y + (r / cd.x) % cd.y, cz * cd.z + r / (cd.x * cd.y)};
+}
+
 std::unique_ptr<State> new_state(const LoadedModule& module, const LaunchConfig& config,
                                  DeviceMemory& memory, std::ostream& out) {
   auto s = std::make_unique<State>();
@@ -1046,36 +1074,66 @@ std::unique_ptr<Executor::Cta> Executor::begin_cta(const LoadedModule& module,
     throw std::invalid_argument("kernel '" + kernel +
                                 "' runs in clusters of several CTAs: the step interface issues one "
                                 "CTA at a time; use launch");
-  if (recycled) {
-    State& s = *recycled->s_;
-    s.module = &module;
-    s.config = &config;
-    s.memory = &memory_;
-    s.out = &out_;
-    s.limit = config.instruction_limit ? config.instruction_limit : (1ull << 40);
-    s.stats = LaunchStats{};
-    s.clock = 0;
-    s.sm = ~0u;
-    s.own_cluster->arrived = 0;
-    s.own_cluster->phase = 0;
-    reset_cta(s, f, cta_id);
-    return recycled;
+  std::unique_ptr<Cta> cta = reuse_or_new(module, config, std::move(recycled));
+  State& s = *cta->s_;
+  s.own_cluster->dims = {1, 1, 1};
+  s.own_cluster->members = {&s};
+  s.cluster = s.own_cluster.get();
+  s.rank = 0;
+  reset_cta(s, f, cta_id);
+  return cta;
+}
+
+std::unique_ptr<Executor::Cta> Executor::reuse_or_new(const LoadedModule& module,
+                                                      const LaunchConfig& config,
+                                                      std::unique_ptr<Cta> recycled) {
+  if (!recycled) recycled = std::make_unique<Cta>(new_state(module, config, memory_, out_));
+  State& s = *recycled->s_;
+  s.module = &module;
+  s.config = &config;
+  s.memory = &memory_;
+  s.out = &out_;
+  s.limit = config.instruction_limit ? config.instruction_limit : (1ull << 40);
+  s.stats = LaunchStats{};
+  s.clock = 0;
+  s.sm = ~0u;
+  if (!s.own_cluster) s.own_cluster = std::make_unique<ClusterState>();
+  s.own_cluster->arrived = 0;
+  s.own_cluster->phase = 0;
+  return recycled;
+}
+
+Dim3 Executor::cluster_dims(const LoadedModule& module, const std::string& kernel,
+                            const LaunchConfig& config) const {
+  return cluster_shape(check_launch(module, kernel, config), config, kernel);
+}
+
+std::vector<std::unique_ptr<Executor::Cta>> Executor::begin_cluster(
+    const LoadedModule& module, const std::string& kernel, const LaunchConfig& config,
+    Dim3 cluster_id, std::vector<std::unique_ptr<Cta>> recycled) {
+  const Function& f = check_launch(module, kernel, config);
+  const Dim3 cd = cluster_shape(f, config, kernel);
+  std::vector<std::unique_ptr<Cta>> ctas;
+  for (std::uint32_t r = 0; r < cd.count(); ++r) {
+    std::unique_ptr<Cta> reuse;
+    if (r < recycled.size()) reuse = std::move(recycled[r]);
+    ctas.push_back(reuse_or_new(module, config, std::move(reuse)));
   }
-  auto s = new_state(module, config, memory_, out_);
-  s->own_cluster = std::make_unique<ClusterState>();
-  s->own_cluster->members = {s.get()};
-  s->cluster = s->own_cluster.get();
-  reset_cta(*s, f, cta_id);
-  return std::make_unique<Cta>(std::move(s));
+  // Rank 0's cluster state is the cluster's.
+  ClusterState& cluster = *ctas[0]->s_->own_cluster;
+  cluster.dims = cd;
+  cluster.members.clear();
+  for (std::uint32_t r = 0; r < cd.count(); ++r) {
+    State& s = *ctas[r]->s_;
+    s.cluster = &cluster;
+    s.rank = r;
+    cluster.members.push_back(&s);
+    reset_cta(s, f, cta_in_cluster(cluster_id.x, cluster_id.y, cluster_id.z, cd, r));
+  }
+  return ctas;
 }
 
 namespace {
-
-// The CTA of rank r in the cluster at (cx, cy, cz) of clusters shaped cd.
-Dim3 cta_in_cluster(std::uint32_t cx, std::uint32_t cy, std::uint32_t cz, Dim3 cd,
-                    std::uint32_t r) {
-  return {cx * cd.x + r % cd.x, cy * cd.y + (r / cd.x) % cd.y, cz * cd.z + r / (cd.x * cd.y)};
-}
 
 LaunchStats sum_stats(const std::vector<std::unique_ptr<State>>& states) {
   LaunchStats total;

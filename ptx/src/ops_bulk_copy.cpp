@@ -2,7 +2,8 @@
 // global and shared memory (multicast to the CTAs of a cluster), cp.async.bulk.tensor with tiled
 // and im2col boxes described by a tensor map, the reductions cp.reduce.async.bulk{.tensor}, and
 // the prefetches. A copy is done when the issuing thread executes it: the transaction bytes
-// complete on the destination's mbarrier at once, and a bulk group has nothing left to wait for.
+// complete on the destination's mbarrier at once (a timing model may ask to complete them itself,
+// when its copy engine says the data arrived), and a bulk group has nothing left to wait for.
 // Shared-memory layout of a box, swizzle and out-of-bound fill: docs/ptx-engine.md.
 #include <algorithm>
 #include <cstring>
@@ -109,15 +110,39 @@ std::uint8_t* shared_bytes(Ctx& c, const Instruction& i, Executor::Cta::State& c
   return cta.shared.data() + offset;
 }
 
+bool deferred(const Ctx& c) {
+  return c.record && c.record->defer_transactions;
+}
+
+// For a timing model: global bytes the copy moves, contiguous runs merged.
+void note_global(Ctx& c, u64 address, u64 bytes, bool to_global) {
+  if (!deferred(c) || bytes == 0) return;
+  std::vector<BulkRange>& r = c.record->bulk;
+  c.record->bulk_to_global = to_global;
+  if (!r.empty() && r.back().address + r.back().bytes == address &&
+      r.back().bytes + bytes <= UINT32_MAX) {
+    r.back().bytes += static_cast<std::uint32_t>(bytes);
+    return;
+  }
+  r.push_back({address, static_cast<std::uint32_t>(bytes)});
+}
+
 // Completes `bytes` on each destination CTA's mbarrier at the mbarrier operand's CTA-relative
-// offset.
+// offset (under a timing model: when it says the data arrived).
 void complete(Ctx& c, const Instruction& i, const Destinations& d, u64 bar, u64 bytes, unsigned l) {
   const Space space = i.bulk.dst == Space::Shared ? Space::Shared : Space::SharedCluster;
   const SharedTarget t = shared_target(c.s, space, bar);
   if (!t.cta) c.fault(l, i, "the mbarrier operand is not a shared address of this cluster");
-  for (unsigned k = 0; k < d.count; ++k)
-    mbarrier_complete_tx(c, i, Space::SharedCluster,
-                         (u64{d.rank[k] + 1} << kClusterRankShift) | t.offset, bytes, l);
+  for (unsigned k = 0; k < d.count; ++k) {
+    const u64 a = (u64{d.rank[k] + 1} << kClusterRankShift) | t.offset;
+    if (!deferred(c)) {
+      mbarrier_complete_tx(c, i, Space::SharedCluster, a, bytes, l);
+      continue;
+    }
+    space_bytes(c, i, Space::SharedCluster, a, 8, l);  // must exist now
+    if (t.offset % 8) c.fault(l, i, "mbarrier object address is not 8-byte aligned");
+    c.record->transactions.push_back({d.rank[k], t.offset, bytes});
+  }
 }
 
 // cp.async.bulk / cp.reduce.async.bulk / cp.async.bulk.prefetch without a tensor map.
@@ -149,6 +174,8 @@ void plain_copy(Ctx& c, const Instruction& i) {
     if (da % 16 || sa % 16) c.fault(l, i, "bulk copy addresses must be 16-byte aligned");
     const std::uint8_t* src =
         n ? space_bytes(c, i, b.src, sa, static_cast<unsigned>(n), l) : nullptr;
+    if (b.src == Space::Global) note_global(c, sa, n, false);
+    if (b.dst == Space::Global) note_global(c, da, n, true);
     auto write = [&](std::uint8_t* dst) {
       if (!n) return;
       if (b.reduce == Mode::None) {
@@ -343,6 +370,7 @@ void tensor_copy(Ctx& c, const Instruction& i) {
             t.cta->shared.data() +
             swizzled_offset(m.swizzle, static_cast<std::uint32_t>(t.offset + e.box_offset));
         std::uint8_t* g = space_bytes(c, i, Space::Global, global_address(m, e), eb, l);
+        note_global(c, global_address(m, e), eb, true);
         if (b.reduce == Mode::None)
           std::memcpy(g, s, eb);
         else
@@ -359,10 +387,12 @@ void tensor_copy(Ctx& c, const Instruction& i) {
       each_element(m, start, offsets, [&](const Element& e) {
         std::uint8_t* s =
             base + swizzled_offset(m.swizzle, static_cast<std::uint32_t>(d.offset + e.box_offset));
-        if (in_bounds(m, e))
+        if (in_bounds(m, e)) {
           std::memcpy(s, space_bytes(c, i, Space::Global, global_address(m, e), eb, l), eb);
-        else
+          if (k == 0) note_global(c, global_address(m, e), eb, false);  // multicast: read once
+        } else {
           std::memcpy(s, &fill, eb);
+        }
       });
     }
     complete(c, i, d, operand_address(c, i.ops[2], Space::SharedCluster, l), total, l);

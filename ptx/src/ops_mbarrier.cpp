@@ -57,6 +57,18 @@ void mbarrier_complete_tx(Ctx& c, const Instruction& i, Space space, std::uint64
   std::memcpy(p, &after, 8);
 }
 
+// The same, from a timing model for a copy whose transaction it deferred: the object's address
+// was checked when the copy issued.
+void mbarrier_complete_tx_at(Executor::Cta::State& s, std::uint64_t offset, std::uint64_t bytes) {
+  std::uint8_t* p = s.shared.data() + offset;
+  Mbarrier m = Mbarrier::read(p);
+  m.tx -= static_cast<std::int64_t>(bytes);
+  m.maybe_complete();
+  const u64 after = m.bits();
+  ++s.mbarrier_events;
+  std::memcpy(p, &after, 8);
+}
+
 bool exec_mbarrier(Ctx& c, const Instruction& i) {
   const bool cp_arrive = i.op == Opcode::cp && i.mode == Mode::MbArrive;
   if (i.op != Opcode::mbarrier && !cp_arrive) return false;

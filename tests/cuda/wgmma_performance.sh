@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The wgmma GEMM of tests/cuda/wgmma_pipeline.cu in the performance model of the
+# The GEMMs of tests/cuda/wgmma_pipeline.cu in the performance model of the
 # H100 SXM profile, against that profile's dense FP16 peak
 # (sm.count x sm.wgmma.f16 x sm.clock = 132 x 4096 FLOP x 1.98 GHz = 1070.5 TFLOPS):
-# - the wgmma kernel predicts between 60 % and 80 % of it, as tuned CUTLASS and
-#   cuBLAS FP16 GEMMs measure on H100 SXM (docs/models/gpu-performance.md);
-# - the same GEMM with ldmatrix + mma.sync consumers predicts less than 3/4 of
-#   the wgmma kernel's throughput.
+# - the wgmma kernel as CUTLASS 3 runs it on H100 (--cluster: 128 x 256 tiles, 2 x 2
+#   clusters sharing operand halves by TMA multicast) predicts between 60 % and 80 % of it,
+#   as tuned CUTLASS and cuBLAS FP16 GEMMs measure on H100 SXM
+#   (docs/models/gpu-performance.md);
+# - the same GEMM with ldmatrix + mma.sync consumers (128 x 128 tiles, no clusters) predicts
+#   less than 3/4 of the wgmma kernel's throughput.
 # Usage: wgmma_performance.sh CNUAS PROGRAM OUT_DIR M N K
 set -euo pipefail
 cnuas=$1 program=$2 out=$3 m=$4 n=$5 k=$6
@@ -18,7 +20,7 @@ tflops() {  # kernel time from the model's statistics -> TFLOPS
   awk -v p="$ps" -v m="$m" -v n="$n" -v k="$k" 'BEGIN { printf "%.1f", 2 * m * n * k / (p * 1e-12) / 1e12 }'
 }
 "$cnuas" exec --gpu-mode performance --gpu-arch h100-sxm --gpu-stats "$out/wgmma.json" \
-  -- "$program" "$m" "$n" "$k" --no-check > "$out/wgmma.txt"
+  -- "$program" "$m" "$n" "$k" --cluster --no-check > "$out/wgmma.txt"
 grep -q PASS "$out/wgmma.txt"
 "$cnuas" exec --gpu-mode performance --gpu-arch h100-sxm --gpu-stats "$out/mma_sync.json" \
   -- "$program" "$m" "$n" "$k" --mma-sync --no-check > "$out/mma_sync.txt"

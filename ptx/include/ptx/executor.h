@@ -132,6 +132,18 @@ struct LaunchStats {
   std::uint64_t builtin_calls = 0;
 };
 
+// Global bytes a bulk copy (the Tensor Memory Accelerator) reads or writes.
+struct BulkRange {
+  std::uint64_t address = 0;
+  std::uint32_t bytes = 0;
+};
+// Transaction bytes a bulk copy owes an mbarrier: its CTA's cluster rank and shared offset.
+struct PendingTransaction {
+  std::uint32_t rank = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;
+};
+
 // One issued warp instruction, as the step interface reports it.
 struct StepRecord {
   std::uint32_t pc = 0;
@@ -141,6 +153,14 @@ struct StepRecord {
   Space space = Space::None;         // for memory instructions: the resolved space
   std::uint64_t addresses[32] = {};  // per active lane, for memory instructions
   std::uint32_t access_bytes = 0;
+  // Set by a timing model: a bulk copy still moves its data at issue, but leaves its mbarrier
+  // transaction bytes in `transactions` for the model to complete (Cta::complete_transaction)
+  // when the data arrives, and lists in `bulk` the global ranges it reads (or, for a copy to
+  // global memory, `bulk_to_global`, writes). Both lists are emptied by every step.
+  bool defer_transactions = false;
+  bool bulk_to_global = false;
+  std::vector<BulkRange> bulk;
+  std::vector<PendingTransaction> transactions;
 };
 
 class LaunchReplay;
@@ -171,8 +191,21 @@ class Executor {
   std::unique_ptr<Cta> begin_cta(const LoadedModule& module, const std::string& kernel,
                                  const LaunchConfig& config, Dim3 cta_id,
                                  std::unique_ptr<Cta> recycled = nullptr);
+  // The CTAs of a kernel's clusters (one CTA each without clusters).
+  Dim3 cluster_dims(const LoadedModule& module, const std::string& kernel,
+                    const LaunchConfig& config) const;
+  // The step interface for a kernel that runs in clusters: the CTAs of the cluster at
+  // `cluster_id` (in clusters), by rank. They share the cluster barrier and reach each other's
+  // shared memory, so all must stay alive until the last finishes. Finished CTAs of an
+  // earlier cluster of the same size lend their storage.
+  std::vector<std::unique_ptr<Cta>> begin_cluster(const LoadedModule& module,
+                                                  const std::string& kernel,
+                                                  const LaunchConfig& config, Dim3 cluster_id,
+                                                  std::vector<std::unique_ptr<Cta>> recycled = {});
 
  private:
+  std::unique_ptr<Cta> reuse_or_new(const LoadedModule& module, const LaunchConfig& config,
+                                    std::unique_ptr<Cta> recycled);
   LaunchStats execute(const LoadedModule& module, const std::string& kernel,
                       const LaunchConfig& config);
   DeviceMemory& memory_;
@@ -196,6 +229,14 @@ class Executor::Cta {
   // register_base(w) + r of the warp.
   std::uint32_t register_base(std::size_t w) const;
   Dim3 cta_id() const;
+  std::uint32_t cluster_rank() const;
+  std::uint32_t cluster_size() const;
+  // The cluster rank of the CTA whose shared memory a .shared::cluster address (or a
+  // generic address in a cluster's shared window) names.
+  std::uint32_t rank_of_shared_cluster_address(std::uint64_t address) const;
+  // complete_tx of `bytes` on the mbarrier at CTA-relative shared offset `offset` of the
+  // cluster's CTA of rank `rank`: a bulk copy's data arrived (StepRecord::bulk).
+  void complete_transaction(std::uint32_t rank, std::uint64_t offset, std::uint64_t bytes);
   // What %clock/%clock64 and %smid read, for a timing model.
   void set_clock(std::uint64_t cycle);
   void set_sm(std::uint32_t sm);
