@@ -89,11 +89,18 @@ inline Rendering render_in_browser(const std::string& dir, const std::vector<std
       " --virtual-time-budget=10000 --window-size=1400,1000 --dump-dom file://" + wrapper.string() +
       " 2>/dev/null";
   Rendering r;
-  if (FILE* p = popen(command.c_str(), "r")) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-    pclose(p);
+  // Under heavy load headless chromium can dump the page before the images
+  // decoded (the result still "pending"): the scripts did not finish, which
+  // says nothing about the pictures, so that run is repeated (three at most).
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    r.output.clear();
+    if (FILE* p = popen(command.c_str(), "r")) {
+      char buf[4096];
+      std::size_t n;
+      while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+      pclose(p);
+    }
+    if (r.output.find("\ndone</pre>") != std::string::npos) break;
   }
   // The result is the text of <pre id="result"> once the scripts ran.
   const std::string open = "<pre id=\"result\">";

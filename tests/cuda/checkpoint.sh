@@ -96,7 +96,7 @@ expect_refusal missing "cannot read checkpoint" --resume "$out/none" -- "$progra
 # Damaged files: another version, a flipped byte, a truncation, no checkpoint.
 mkdir -p "$out/v2" "$out/flip" "$out/cut" "$out/junk"
 cp "$file" "$out/v2/checkpoint.cnck"
-printf '\x02' | dd of="$out/v2/checkpoint.cnck" bs=1 seek=8 conv=notrunc 2> /dev/null
+printf '\x02' | env -u LD_PRELOAD dd of="$out/v2/checkpoint.cnck" bs=1 seek=8 conv=notrunc 2> /dev/null
 expect_refusal version "format version 2; this Cnuas reads version 1" --resume "$out/v2" -- \
   "$program"
 size=$(stat -c %s "$file")
@@ -106,7 +106,7 @@ for at in 12 40 $((size / 2)) $((size - 1)); do
   cp "$file" "$out/flip/checkpoint.cnck"
   byte=$(od -An -tu1 -j$at -N1 "$file" | tr -d ' ')
   printf "\\x$(printf %02x $(((byte + 1) % 256)))" |
-    dd of="$out/flip/checkpoint.cnck" bs=1 seek=$at conv=notrunc 2> /dev/null
+    env -u LD_PRELOAD dd of="$out/flip/checkpoint.cnck" bs=1 seek=$at conv=notrunc 2> /dev/null
   expect_refusal "flipped$at" "is damaged\|is truncated" --resume "$out/flip" -- "$program"
 done
 head -c $((size / 2)) "$file" > "$out/cut/checkpoint.cnck"

@@ -24,7 +24,7 @@ expect "$out/short.cap: corrupt capture" "$cnuas" debug replay "$out/short.cap"
 cp "$out/good.cap" "$out/size.cap"
 size=$(od -An -t u8 -j 16 -N 8 "$out/good.cap" | tr -d ' ')
 printf "$(printf '%016x' $((size + 1)) | sed -E 's/(..)(..)(..)(..)(..)(..)(..)(..)/\\x\8\\x\7\\x\6\\x\5\\x\4\\x\3\\x\2\\x\1/')" |
-  dd of="$out/size.cap" bs=1 seek=16 conv=notrunc status=none
+  env -u LD_PRELOAD dd of="$out/size.cap" bs=1 seek=16 conv=notrunc status=none
 expect "corrupt capture: the compressed body does not hold" "$cnuas" debug trace "$out/size.cap" --out "$out/x.log"
 echo "not a capture" > "$out/text.cap"
 expect "not a kernel capture" "$cnuas" debug instrument "$out/text.cap" --out "$out/inst"

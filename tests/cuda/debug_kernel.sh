@@ -58,8 +58,8 @@ test "$(grep -v '^#' "$out/some.log" | cut -d' ' -f1 | sort -u | tr '\n' ' ')" =
 # The instrumented program: nvcc builds it, ptxas accepts its PTX, and on this
 # simulator its log equals the trace byte for byte.
 "$cnuas" debug instrument "$out/good.cap" --out "$out/inst" > /dev/null
-"$(dirname "$nvcc")/ptxas" -arch=sm_90 "$out/inst/instrumented.ptx" -o "$out/inst/check.cubin"
-"$nvcc" -o "$out/inst/replay" "$out/inst/replay.cu" -L"$(dirname "$nvcc")/../lib64/stubs" -lcuda
+env -u LD_PRELOAD "$(dirname "$nvcc")/ptxas" -arch=sm_90 "$out/inst/instrumented.ptx" -o "$out/inst/check.cubin"
+env -u LD_PRELOAD "$nvcc" -o "$out/inst/replay" "$out/inst/replay.cu" -L"$(dirname "$nvcc")/../lib64/stubs" -lcuda
 LD_LIBRARY_PATH=$libdir "$out/inst/replay" "$out/inst" "$out/gpu.log" 2> "$out/replay.txt"
 cmp "$out/gpu.log" "$out/good.log"
 "$cnuas" debug diff "$out/gpu.log" "$out/good.log" | grep -q " 0 diverge$"
@@ -69,7 +69,7 @@ cmp "$out/gpu.log" "$out/good.log"
 "$cnuas" debug replay "$out/call.cap" | grep -q "outputs match"
 "$cnuas" debug trace "$out/call.cap" --out "$out/call.log" > /dev/null
 "$cnuas" debug instrument "$out/call.cap" --out "$out/call" > /dev/null
-"$nvcc" -o "$out/call/replay" "$out/call/replay.cu" -L"$(dirname "$nvcc")/../lib64/stubs" -lcuda
+env -u LD_PRELOAD "$nvcc" -o "$out/call/replay" "$out/call/replay.cu" -L"$(dirname "$nvcc")/../lib64/stubs" -lcuda
 LD_LIBRARY_PATH=$libdir "$out/call/replay" "$out/call" "$out/call_gpu.log" 2> /dev/null
 cmp "$out/call_gpu.log" "$out/call.log"
 echo PASS
