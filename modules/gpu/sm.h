@@ -122,6 +122,9 @@ class Sm : public sc_core::sc_module, public EventTarget {
   void issue_wgmma(WarpSlot& w, const WarpDeps& d, std::uint32_t scheduler, std::uint64_t cycle);
   std::uint64_t lsu_free_ = 0;
   std::uint64_t dsmem_free_ = 0;  // the SM's port to the SM-to-SM network is busy until then
+  // An access to this CTA's shared memory, through its banks.
+  void own_shared_access(WarpSlot& w, const WarpDeps& d, std::uint32_t base,
+                         const ptx::StepRecord& rec, std::uint64_t cycle);
   // An access to shared::cluster memory: to another CTA's, over the SM-to-SM network.
   void cluster_shared_access(WarpSlot& w, const WarpDeps& d, std::uint32_t base,
                              const ptx::StepRecord& rec, std::uint64_t cycle);

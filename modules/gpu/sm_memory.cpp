@@ -24,20 +24,26 @@ void Sm::memory(WarpSlot& w, const WarpDeps& d, std::uint32_t base, const ptx::S
       }
       [[fallthrough]];
     case ptx::Space::Shared:
-    case ptx::Space::SharedCta: {
-      const unsigned waves = shared_wavefronts(rec, l1.shared_banks, l1.shared_bank_bytes);
-      lsu_free_ = c + waves;
-      set_ready(w, d, base, c + l1.shared_latency + waves - 1, true);
-      for (Counters* k : {&stats_.at_cycle(c), &stats_.total()}) {
-        k->shared_wavefronts += waves;
-        ++k->shared_accesses;
-      }
+    case ptx::Space::SharedCta:
+      own_shared_access(w, d, base, rec, c);
       return;
-    }
     default:  // constant and parameter space: the constant cache
       lsu_free_ = c + 1;
       set_ready(w, d, base, c + l1.constant_latency, true);
       return;
+  }
+}
+
+// A warp's access to this CTA's shared memory: the banks serve it in wavefronts.
+void Sm::own_shared_access(WarpSlot& w, const WarpDeps& d, std::uint32_t base,
+                           const ptx::StepRecord& rec, std::uint64_t c) {
+  const L1Config& l1 = arch_.l1;
+  const unsigned waves = shared_wavefronts(rec, l1.shared_banks, l1.shared_bank_bytes);
+  lsu_free_ = c + waves;
+  set_ready(w, d, base, c + l1.shared_latency + waves - 1, true);
+  for (Counters* k : {&stats_.at_cycle(c), &stats_.total()}) {
+    k->shared_wavefronts += waves;
+    ++k->shared_accesses;
   }
 }
 
@@ -55,15 +61,8 @@ void Sm::cluster_shared_access(WarpSlot& w, const WarpDeps& d, std::uint32_t bas
     remote |= w.cta->rank_of_shared_cluster_address(rec.addresses[l]) != own;
     ++lanes;
   }
-  const L1Config& l1 = arch_.l1;
   if (!remote) {
-    const unsigned waves = shared_wavefronts(rec, l1.shared_banks, l1.shared_bank_bytes);
-    lsu_free_ = c + waves;
-    set_ready(w, d, base, c + l1.shared_latency + waves - 1, true);
-    for (Counters* k : {&stats_.at_cycle(c), &stats_.total()}) {
-      k->shared_wavefronts += waves;
-      ++k->shared_accesses;
-    }
+    own_shared_access(w, d, base, rec, c);
     return;
   }
   const SmConfig::Dsmem& net = arch_.sm.dsmem;

@@ -403,6 +403,18 @@ void Checkpoints::index_file() {
   r.end();
 }
 
+// Device memory now, refused unless its hash is the one recorded before this launch.
+Checkpoints::Snapshot Checkpoints::memory_as_recorded(const Record& now,
+                                                      const Key& recorded) const {
+  Snapshot before = snapshot();
+  if (before.state != recorded)
+    refuse(fmt::format(
+        "--resume {}: device memory before {} differs from the checkpoint's: the program's "
+        "inputs differ from the run that wrote it",
+        dir_, launch_name(launches_, now.kernel)));
+  return before;
+}
+
 bool Checkpoints::skip(const Record& now, Command& c) {
   const Record& rec = records_[launches_];
   if (now.kernel != rec.kernel || now.device != rec.device || now.signature != rec.signature)
@@ -412,12 +424,7 @@ bool Checkpoints::skip(const Record& now, Command& c) {
         "was written with",
         dir_, launch_name(launches_, now.kernel) + " on device " + std::to_string(now.device),
         launch_name(launches_, rec.kernel), rec.device));
-  Snapshot before = snapshot();
-  if (before.state != rec.state)
-    refuse(fmt::format(
-        "--resume {}: device memory before {} differs from the checkpoint's: the program's "
-        "inputs differ from the run that wrote it",
-        dir_, launch_name(launches_, now.kernel)));
+  const Snapshot before = memory_as_recorded(now, rec.state);
   std::map<std::uint64_t, const Piece*> pieces;
   for (const Piece& p : before.pieces) pieces[p.device] = &p;
   try {
@@ -454,12 +461,7 @@ void Checkpoints::restore(const Record& now, const Command& c) {
         "--resume {}: {} does not match the launch the checkpoint was written at, {}: the "
         "program's launch sequence differs",
         dir_, launch_name(launches_, now.kernel), launch_name(launches_, target_.kernel)));
-  const Snapshot before = snapshot();
-  if (before.state != target_.state)
-    refuse(fmt::format(
-        "--resume {}: device memory before {} differs from the checkpoint's: the program's "
-        "inputs differ from the run that wrote it",
-        dir_, launch_name(launches_, now.kernel)));
+  const Snapshot before = memory_as_recorded(now, target_.state);
   // The memory image: what the skipped launches and the program's own copies
   // left, checked above; written back so that the run continues from the file.
   std::map<std::uint64_t, const Piece*> pieces;

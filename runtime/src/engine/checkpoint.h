@@ -93,6 +93,7 @@ class Checkpoints {
   bool is_target(const std::string& kernel);
   void write_checkpoint(const Record& at, const Snapshot& memory, const Command& c);
   void index_file();  // resume: reads the whole file once, keeping the records
+  Snapshot memory_as_recorded(const Record& now, const Key& recorded) const;
   bool skip(const Record& now, Command& c);
   void restore(const Record& now, const Command& c);
   [[noreturn]] void refuse(const std::string& why) const;
