@@ -91,6 +91,7 @@ struct Executor::Cta::State {
   std::uint32_t arrived[16] = {};
   std::uint64_t bar_red[16] = {};
   std::uint32_t bar_expected[16] = {};
+  std::uint64_t barrier_releases = 0;  // barriers completed, any id
   ClusterState* cluster = nullptr;
   std::uint32_t rank = 0;                     // in the cluster
   std::unique_ptr<ClusterState> own_cluster;  // when this CTA is a cluster by itself

@@ -298,14 +298,16 @@ void check_barrier(Executor::Cta::State& s, std::uint32_t id) {
   s.arrived[id] = 0;
   s.bar_red[id] = 0;
   s.bar_expected[id] = 0;
+  ++s.barrier_releases;
 }
 
 // The cluster barrier completes its phase when every live thread of every CTA
 // in the cluster has arrived; then the warps waiting for that phase go on.
 void check_cluster_barrier(ClusterState& cl) {
+  if (cl.arrived == 0) return;  // nobody waits (most calls: a warp's lanes exiting)
   std::uint32_t live = 0;
   for (const Executor::Cta::State* m : cl.members) live += live_threads(*m);
-  if (cl.arrived == 0 || cl.arrived < live) return;
+  if (cl.arrived < live) return;
   cl.arrived = 0;
   ++cl.phase;
   for (Executor::Cta::State* m : cl.members)
@@ -510,6 +512,28 @@ struct FastHandlers {
 };
 const FastHandlers kFastHandlers;
 
+// The lanes of `mask` that instruction i's guard lets run.
+inline std::uint32_t guarded_lanes(const Warp& w, const Frame& frame, const Instruction& i,
+                                   std::uint32_t mask) {
+  if (i.guard < 0) return mask;
+  const std::uint32_t g =
+      nonzero_lanes(&w.regs[(frame.reg_base + static_cast<std::uint32_t>(i.guard)) * 32u]);
+  return mask & (i.guard_negated ? ~g : g);
+}
+
+// Counts one warp instruction issued by w (its live lanes `mask`, `active` of
+// them past the guard); faults at the instruction limit.
+inline void count_issue(State& s, const Warp& w, const Instruction& i, std::uint32_t mask,
+                        std::uint32_t active) {
+  if (++s.stats.warp_instructions > s.limit)
+    s.fault(w, static_cast<unsigned>(__builtin_ctz(mask)), i,
+            "instruction limit of " + std::to_string(s.limit) +
+                " warp instructions reached (a kernel that never ends? cnuas exec --kernel-limit "
+                "sets the limit)");
+  s.stats.thread_instructions += lane_count(active);
+  ++s.clock;
+}
+
 inline bool settled(const Warp& w) {
   if (w.simt.empty()) return false;
   const SimtEntry& top = w.simt.back();
@@ -535,19 +559,8 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
   }
   const std::uint32_t pc = top.pc;
   const Instruction& i = fn.code[pc];
-  std::uint32_t active = mask;
-  if (i.guard >= 0) {
-    const std::uint32_t g =
-        nonzero_lanes(&w.regs[(frame.reg_base + static_cast<std::uint32_t>(i.guard)) * 32u]);
-    active &= i.guard_negated ? ~g : g;
-  }
-  if (++s.stats.warp_instructions > s.limit)
-    s.fault(w, static_cast<unsigned>(__builtin_ctz(mask)), i,
-            "instruction limit of " + std::to_string(s.limit) +
-                " warp instructions reached (a kernel that never ends? cnuas exec --kernel-limit "
-                "sets the limit)");
-  s.stats.thread_instructions += lane_count(active);
-  ++s.clock;
+  const std::uint32_t active = guarded_lanes(w, frame, i, mask);
+  count_issue(s, w, i, mask, active);
   if (record) {
     record->pc = pc;
     record->active = active;
@@ -784,6 +797,115 @@ bool step_state(State& s, std::size_t wi, StepRecord* record) {
           std::string("not supported: ") + std::string(opcode_name(i.op)) + " in this form");
 }
 
+// --- Lock step: a CTA's warps issuing together.
+//
+// Most kernels keep a CTA's warps converged: all at one pc of the kernel with
+// one SIMT entry each (no divergence, or only within a warp's own branch
+// that has reconverged). Such warps can issue each instruction in turn, warp
+// 0 to the last, and stay together; the per-instruction work of the warp loop
+// (finding the warp's entry, its frame, the instruction, the checks) is then
+// done once for the CTA, and a frequent form runs its handler for warp after
+// warp directly. Instructions whose effects another thread can see in an
+// order that matters (calls, printf among them, atomics, mbarriers,
+// asynchronous copies) leave lock step, so those effects keep the order of
+// warps running one at a time; plain loads and stores of race-free code see
+// the same values in either order.
+
+// Whether warps [first, end) of the CTA are converged at one pc of the
+// kernel's frame.
+bool together(const State& s, std::size_t first, std::size_t end) {
+  const Warp& lead = s.warps[first];
+  if (lead.simt.size() != 1) return false;
+  const std::uint32_t pc = lead.simt[0].pc;
+  for (std::size_t k = first; k < end; ++k) {
+    const Warp& w = s.warps[k];
+    if (w.simt.size() != 1 || w.frames.size() != 1 || w.waiting || w.yield) return false;
+    const SimtEntry& e = w.simt[0];
+    if (e.pc != pc || e.held || (e.mask & ~w.exited) == 0) return false;
+  }
+  return true;
+}
+
+// Whether every warp may issue i once, one after another, staying in lock step.
+bool issues_together(const Instruction& i) {
+  switch (i.op) {
+    case Opcode::call:
+    case Opcode::atom:
+    case Opcode::red:
+    case Opcode::sured:
+    case Opcode::mbarrier:
+    case Opcode::cp:
+    case Opcode::multimem:
+    case Opcode::trap:
+    case Opcode::brkpt:
+    case Opcode::nanosleep:
+    case Opcode::alloca:
+    case Opcode::stacksave:
+    case Opcode::stackrestore:
+    case Opcode::clusterlaunchcontrol:
+    case Opcode::tcgen05:
+    case Opcode::tensormap:
+    case Opcode::wgmma:
+      return false;
+    case Opcode::bar:
+    case Opcode::barrier:
+      return i.mode != Mode::ClusterArrive && i.mode != Mode::ClusterWait;
+    case Opcode::ld:
+    case Opcode::st:
+      return i.space != Space::SharedCluster;
+    default:
+      return true;
+  }
+}
+
+// Runs warps [first, end) in lock step while they stay together, for at most
+// `budget` instructions each; false when nothing was issued.
+bool run_gang(State& s, std::size_t first, std::size_t end, unsigned budget) {
+  if (!together(s, first, end)) return false;
+  const Function& fn = *s.warps[first].frames[0].fn;
+  unsigned n = 0;
+  for (; n < budget; ++n) {
+    const std::uint32_t pc = s.warps[first].simt[0].pc;
+    if (pc >= fn.code.size()) break;
+    const Instruction& i = fn.code[pc];
+    if (i.fast != FastForm::None && i.unsupported.empty()) {
+      const FastHandler handler = kFastHandlers.of[static_cast<std::size_t>(i.fast)];
+      for (std::size_t k = first; k < end; ++k) {
+        Warp& w = s.warps[k];
+        SimtEntry& top = w.simt[0];
+        const Frame& frame = w.frames[0];
+        const std::uint32_t mask = top.mask & ~w.exited;
+        const std::uint32_t active = guarded_lanes(w, frame, i, mask);
+        count_issue(s, w, i, mask, active);
+        top.pc = pc + 1;
+        if (active == 0) continue;
+        Ctx c{s, w, frame, active, nullptr};
+        handler(c, i);
+      }
+      continue;
+    }
+    if (!issues_together(i)) break;
+    for (std::size_t k = first; k < end; ++k) step_state(s, k, nullptr);
+    if (!together(s, first, end)) return true;
+  }
+  return n > 0;
+}
+
+// Warps that issue together: enough to pay the per-instruction work once for
+// several, few enough that their registers (8-16 KiB per warp in a typical
+// kernel) stay in the host's caches between instructions. Measured on the
+// accumulate benchmark: 4, 8 and 16 within 3 % of each other, 2 clearly slower.
+constexpr std::size_t kGang = 8;
+
+// Runs the CTA's warps gang by gang in lock step; false when nothing was issued.
+bool run_together(State& s, unsigned budget) {
+  if (s.config->observer) return false;  // an observer sees warps run one at a time
+  bool issued = false;
+  for (std::size_t first = 0; first < s.warps.size(); first += kGang)
+    issued |= run_gang(s, first, std::min(first + kGang, s.warps.size()), budget);
+  return issued;
+}
+
 }  // namespace
 
 bool Executor::Cta::step(std::size_t wi, StepRecord* record) {
@@ -871,13 +993,20 @@ bool GroupRun::round(const std::vector<State*>& ctas) {
   for (const State* s : ctas) writes += s->global_writes;
   for (State* sp : ctas) {
     State& s = *sp;
+    if (run_together(s, quantum_)) progress = true;
     for (std::size_t w = 0; w < s.warps.size(); ++w) {
       // A warp runs until it finishes, waits at a barrier, yields after a
       // failed mbarrier wait, or uses its quantum: spin loops on other warps'
-      // progress (flags in shared memory) then terminate.
+      // progress (flags in shared memory) then terminate. A barrier it
+      // completes may have brought the CTA's warps together again.
+      const std::uint64_t releases = s.barrier_releases;
       for (unsigned quantum = 0; quantum < quantum_ && step_state(s, w, nullptr); ++quantum) {
         progress = true;
         if (s.warps[w].yield) break;
+        if (s.barrier_releases != releases) {
+          run_together(s, quantum_);
+          break;
+        }
       }
       const bool yielded = s.warps[w].yield;
       s.warps[w].yield = false;

@@ -465,9 +465,68 @@ u64 load_bytes(const std::uint8_t* p, unsigned width, bool sign) {
   return truncate(v, width);
 }
 
+// How a full warp's address register reads: one address for every lane (a
+// loop-invariant pointer), lane l at the first plus l * B (a coalesced row),
+// or neither. Found by comparing, without forming the 32 addresses.
+enum class WarpPattern { Broadcast, Row, Scattered };
+
+template <unsigned B>
+WarpPattern warp_pattern(const u64* base) {
+  const u64 first = base[0];
+  u64 apart = 0, off_row = 0;
+  for (unsigned l = 0; l < 32; ++l) {
+    apart |= base[l] ^ first;
+    off_row |= base[l] ^ (first + u64{l} * B);
+  }
+  return apart == 0     ? WarpPattern::Broadcast
+         : off_row == 0 ? WarpPattern::Row
+                        : WarpPattern::Scattered;
+}
+
+// For a full warp whose addresses form a broadcast or a row that neither
+// wraps nor misaligns, the Lanes span() and record_span() need (the first
+// address, the lowest, highest and their OR); false otherwise, when the
+// general path forms every address (and names a bad one).
+template <unsigned B>
+bool warp_row_lanes(Ctx& c, const Access& acc, Lanes& lanes, WarpPattern& pattern) {
+  if (c.mask != ~0u || acc.addr.reg < 0) return false;
+  const u64* base = c.reg(acc.addr.reg);
+  pattern = warp_pattern<B>(base);
+  if (pattern == WarpPattern::Scattered) return false;
+  const u64 first = (base[0] + static_cast<u64>(acc.addr.imm)) & acc.mask;
+  const u64 last = first + (pattern == WarpPattern::Row ? 31 * B : 0);
+  if ((first & (B - 1)) != 0 || last < first || last > acc.mask) return false;
+  lanes.uniform = false;
+  lanes.any = lanes.lo = first;
+  lanes.hi = last;
+  if (c.record) {
+    for (unsigned l = 0; l < 32; ++l)
+      lanes.a[l] = first + (pattern == WarpPattern::Row ? l * B : 0);
+  } else {
+    lanes.a[0] = first;  // all span() reads of a full warp
+  }
+  return true;
+}
+
 template <unsigned B>
 void load_lanes(Ctx& c, const Access& acc, u64* d, unsigned width, bool sign) {
   Lanes lanes;
+  WarpPattern pattern;
+  if (warp_row_lanes<B>(c, acc, lanes, pattern)) {
+    u64 origin;
+    Space space;
+    if (const std::uint8_t* base = span(c, acc, B, lanes, origin, space)) {
+      record_span(c, acc, lanes.a, B, space);
+      const std::uint8_t* p = base + (lanes.lo - origin);
+      if (pattern == WarpPattern::Broadcast) {
+        const u64 v = load_bytes<B>(p, width, sign);
+        for (unsigned l = 0; l < 32; ++l) d[l] = v;
+      } else {
+        for (unsigned l = 0; l < 32; ++l) d[l] = load_bytes<B>(p + l * B, width, sign);
+      }
+      return;
+    }
+  }
   lane_addresses(c, acc, lanes);
   if (B > 1) require_aligned(c, acc, lanes, B);
   const u64(&a)[32] = lanes.a;
@@ -505,6 +564,21 @@ void load_scalar(Ctx& c, const Instruction& i, const Access& acc, u64* d, unsign
 template <unsigned B>
 void store_lanes(Ctx& c, const Access& acc, const u64* v) {
   Lanes lanes;
+  WarpPattern pattern;
+  if (warp_row_lanes<B>(c, acc, lanes, pattern)) {
+    u64 origin;
+    Space space;
+    if (std::uint8_t* base = span(c, acc, B, lanes, origin, space)) {
+      record_span(c, acc, lanes.a, B, space);
+      std::uint8_t* p = base + (lanes.lo - origin);
+      if (pattern == WarpPattern::Broadcast) {
+        std::memcpy(p, &v[31], B);  // lanes store in lane order: the last one's value stays
+      } else {
+        for (unsigned l = 0; l < 32; ++l) std::memcpy(p + l * B, &v[l], B);
+      }
+      return;
+    }
+  }
   lane_addresses(c, acc, lanes);
   if (B > 1) require_aligned(c, acc, lanes, B);
   const u64(&a)[32] = lanes.a;

@@ -73,6 +73,7 @@ class Device {
     cfg.block = block;
     cfg.dynamic_shared_bytes = dynamic_shared;
     cfg.textures = textures_;
+    cfg.observer = observer_;
     cfg.params.assign(f->param_bytes, 0);
     std::size_t k = 0;
     (place(cfg, *f, k++, args), ...);
@@ -81,6 +82,8 @@ class Device {
   }
 
   void set_textures(const TextureTable* t) { textures_ = t; }
+  // Every launch reports its instructions to `o` (its warps then run one at a time).
+  void set_observer(InstructionObserver* o) { observer_ = o; }
   const Module& module() const { return *module_; }
   DeviceMemory& memory() { return memory_; }
   Executor& executor() { return executor_; }
@@ -101,6 +104,7 @@ class Device {
   std::ostringstream printed_;
   Executor executor_;
   const TextureTable* textures_ = nullptr;
+  InstructionObserver* observer_ = nullptr;
 };
 
 }  // namespace cnuas::ptx::testing

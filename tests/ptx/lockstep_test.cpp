@@ -1,0 +1,251 @@
+// Two more shortcuts of the engine (docs/ptx-engine.md, "Lock step"): a CTA's
+// converged warps issue together, eight at a time, and a full warp whose
+// addresses are one address (a broadcast) or one row (lane l at the first plus
+// l times the size) is served without forming 32 addresses. Neither may change
+// what a program sees: results and statistics equal those of the warps run one
+// at a time (as they run under an instruction observer), loads and stores
+// equal a host reference, and bad addresses still fault, naming the lane.
+#include "ptx_harness.h"
+
+namespace cnuas::ptx::testing {
+namespace {
+
+// Sees every instruction and does nothing: with one, warps run one at a time.
+class NullObserver : public InstructionObserver {
+ public:
+  void executed(Dim3, std::uint32_t, std::uint32_t, const Function&, const Instruction&,
+                const std::uint64_t*) override {}
+};
+
+// The same kernels on two devices, the second with warps one at a time.
+class BothOrders {
+ public:
+  explicit BothOrders(const std::string& file) : together_(file), alone_(file) {
+    alone_.set_observer(&observer_);
+  }
+  template <class T>
+  std::pair<std::uint64_t, std::uint64_t> upload(const std::vector<T>& v) {
+    return {together_.upload(v), alone_.upload(v)};
+  }
+  template <class T>
+  void expect_same(std::pair<std::uint64_t, std::uint64_t> a, std::size_t n) {
+    EXPECT_EQ(together_.download<T>(a.first, n), alone_.download<T>(a.second, n));
+  }
+  template <class Launch>
+  void launch(Launch&& l) {
+    const LaunchStats a = l(together_, 0), b = l(alone_, 1);
+    EXPECT_EQ(a.warp_instructions, b.warp_instructions);
+    EXPECT_EQ(a.thread_instructions, b.thread_instructions);
+    EXPECT_EQ(a.global_bytes, b.global_bytes);
+    EXPECT_EQ(a.ctas, b.ctas);
+    EXPECT_GT(a.warp_instructions, 0u);
+  }
+  Device& together() { return together_; }
+
+ private:
+  NullObserver observer_;
+  Device together_, alone_;
+};
+
+std::vector<float> ramp(std::size_t n, float scale) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = scale * static_cast<float>((i * 7919) % 1000) / 997.f;
+  return v;
+}
+
+TEST(Lockstep, SameBytesAndStatisticsAsWarpsOneAtATime) {
+  CNUAS_REQUIRE_NVCC();
+  BothOrders w("workloads.ptx");
+  // sgemm: shared-memory tiles and bar.sync in a loop; 48 is not a multiple of
+  // the 16x16 tile, so the bounds checks diverge in the edge CTAs.
+  constexpr int n = 48;
+  const auto a = w.upload(ramp(n * n, 1.f)), b = w.upload(ramp(n * n, 2.f));
+  const auto c = w.upload(ramp(n * n, 3.f));
+  w.launch([&](Device& d, int k) {
+    return d.launch("sgemm", {3, 3, 1}, {16, 16, 1}, k ? a.second : a.first, k ? b.second : b.first,
+                    k ? c.second : c.first, n, n, n, 1.5f, 0.5f);
+  });
+  w.expect_same<float>(c, n * n);
+  // triad: rows of loads and stores; the last CTA is partly past the end.
+  constexpr int m = 10000;
+  const auto x = w.upload(ramp(m, 1.f)), y = w.upload(ramp(m, 4.f));
+  const auto z = w.upload(std::vector<float>(m, 0.f)), sum = w.upload(std::vector<float>(1, 0.f));
+  w.launch([&](Device& d, int k) {
+    return d.launch("triad", {40, 1, 1}, {256, 1, 1}, k ? x.second : x.first,
+                    k ? y.second : y.first, k ? z.second : z.first, 3.0f, m);
+  });
+  w.expect_same<float>(z, m);
+  // reduce_sum: a tree in shared memory with barriers, then an atomic per CTA
+  // (which leaves lock step).
+  w.launch([&](Device& d, int k) {
+    return d.launch("reduce_sum", {5, 1, 1}, {256, 1, 1}, k ? x.second : x.first,
+                    k ? sum.second : sum.first, m);
+  });
+  w.expect_same<float>(sum, 1);
+
+  BothOrders control("control.ptx");
+  std::vector<int> in(512);
+  for (int i = 0; i < 512; ++i) in[i] = (i * 37) % 101;
+  const auto din = control.upload(in), dout = control.upload(std::vector<int>(512, 0));
+  control.launch([&](Device& d, int k) {
+    return d.launch("diverge", {2, 1, 1}, {256, 1, 1}, k ? din.second : din.first,
+                    k ? dout.second : dout.first, 500);
+  });
+  control.expect_same<int>(dout, 512);
+}
+
+// %clock counts the instructions the CTA has issued. Between the two reads a
+// warp issues 4 instructions (3 adds and the second mov); in lock step the
+// other 7 warps of its gang issue theirs in between, 8 x 4 = 32, and alone
+// only its own 4: the difference shows which way the warps ran.
+constexpr const char* kClockGap = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry gap(.param .u64 out) {
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %clock;
+  add.s32 %r3, %r1, 1;
+  add.s32 %r3, %r3, 1;
+  add.s32 %r3, %r3, 1;
+  mov.u32 %r4, %clock;
+  sub.s32 %r5, %r4, %r2;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  ret;
+}
+)";
+
+TEST(Lockstep, WarpsOfAGangIssueEachInstructionInTurn) {
+  NullObserver observer;
+  for (const bool alone : {false, true}) {
+    Device d(Module::parse(kClockGap, "gap.ptx"));
+    if (alone) d.set_observer(&observer);
+    const std::uint64_t out = d.alloc<std::uint32_t>(256);
+    d.launch("gap", {1, 1, 1}, {256, 1, 1}, out);
+    const auto got = d.download<std::uint32_t>(out, 256);
+    for (int t = 0; t < 256; t += 37) EXPECT_EQ(got[t], alone ? 4u : 32u) << "thread " << t;
+  }
+}
+
+// Thread t of a CTA of 64: a row load (a[t]), a broadcast load (a[5]), a
+// sign-extending row load of shorts and a broadcast byte load; a row store of
+// their sum, a truncating row store of shorts, and a broadcast store of t
+// (every lane of every warp stores to one word: the last lane of the last
+// warp stores last).
+constexpr const char* kPatterns = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry patterns(.param .u64 a, .param .u64 s, .param .u64 bytes, .param .u64 out,
+                         .param .u64 narrow, .param .u64 last) {
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<20>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [s];
+  ld.param.u64 %rd3, [bytes];
+  ld.param.u64 %rd4, [out];
+  ld.param.u64 %rd5, [narrow];
+  ld.param.u64 %rd6, [last];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd7, %r1, 4;
+  add.s64 %rd8, %rd1, %rd7;
+  ld.global.u32 %r2, [%rd8];
+  ld.global.u32 %r3, [%rd1+20];
+  mul.wide.u32 %rd9, %r1, 2;
+  add.s64 %rd10, %rd2, %rd9;
+  ld.global.s16 %r4, [%rd10];
+  ld.global.u8 %r5, [%rd3+3];
+  add.s32 %r6, %r2, %r3;
+  add.s32 %r6, %r6, %r4;
+  add.s32 %r6, %r6, %r5;
+  add.s64 %rd11, %rd4, %rd7;
+  st.global.u32 [%rd11], %r6;
+  add.s64 %rd12, %rd5, %rd9;
+  st.global.u16 [%rd12], %r6;
+  st.global.u32 [%rd6], %r1;
+  ret;
+}
+)";
+
+TEST(WarpAccess, RowsAndBroadcastsEqualTheHostReference) {
+  Device d(Module::parse(kPatterns, "patterns.ptx"));
+  constexpr int n = 64;
+  std::vector<std::uint32_t> a(n);
+  std::vector<std::int16_t> s(n);
+  for (int t = 0; t < n; ++t) a[t] = 1000u * t + 17, s[t] = static_cast<std::int16_t>(-300 * t);
+  const std::vector<std::uint8_t> bytes = {1, 2, 3, 0xf7};
+  const auto da = d.upload(a), ds = d.upload(s), db = d.upload(bytes);
+  const auto out = d.alloc<std::uint32_t>(n), narrow = d.alloc<std::uint16_t>(n);
+  const auto last = d.upload(std::vector<std::uint32_t>{12345});
+  d.launch("patterns", {1, 1, 1}, {n, 1, 1}, da, ds, db, out, narrow, last);
+  const auto got = d.download<std::uint32_t>(out, n);
+  const auto got16 = d.download<std::uint16_t>(narrow, n);
+  for (int t = 0; t < n; ++t) {
+    // a[t] + a[5] + sign-extended s[t] + zero-extended 0xf7, modulo 2^32.
+    const std::uint32_t want =
+        a[t] + a[5] + static_cast<std::uint32_t>(static_cast<std::int32_t>(s[t])) + 0xf7u;
+    EXPECT_EQ(got[t], want) << "thread " << t;
+    EXPECT_EQ(got16[t], static_cast<std::uint16_t>(want)) << "thread " << t;
+  }
+  EXPECT_EQ(d.download<std::uint32_t>(last, 1)[0], 63u);
+}
+
+// A row load from base + offset for threads 0-31: `rows` words allocated.
+constexpr const char* kRowLoad = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry row(.param .u64 a, .param .u64 out, .param .u32 skew) {
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [skew];
+  cvt.u64.u32 %rd3, %r1;
+  add.s64 %rd4, %rd1, %rd3;
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd5, %r2, 4;
+  add.s64 %rd6, %rd4, %rd5;
+  ld.global.u32 %r3, [%rd6];
+  add.s64 %rd7, %rd2, %rd5;
+  st.global.u32 [%rd7], %r3;
+  ret;
+}
+)";
+
+std::string fault_of(std::uint32_t words, std::uint32_t skew, Dim3* thread) {
+  Device d(Module::parse(kRowLoad, "row.ptx"));
+  const auto a = d.upload(std::vector<std::uint32_t>(words, 7));
+  const auto out = d.alloc<std::uint32_t>(32);
+  try {
+    d.launch("row", {1, 1, 1}, {32, 1, 1}, a, out, skew);
+  } catch (const ExecutionError& e) {
+    *thread = e.thread;
+    return e.what();
+  }
+  return "";
+}
+
+TEST(WarpAccess, ARowPastTheAllocationFaultsAtItsFirstBadLane) {
+  // 31 words: lanes 0-30 read inside, lane 31 one word past the end.
+  Dim3 thread{};
+  const std::string what = fault_of(31, 0, &thread);
+  EXPECT_NE(what.find("outside"), std::string::npos) << what;
+  EXPECT_EQ(thread.x, 31u) << what;
+}
+
+TEST(WarpAccess, AMisalignedRowFaultsAtLaneZero) {
+  // Every lane's address is 2 bytes past a word: lane 0 is the first misaligned.
+  Dim3 thread{};
+  const std::string what = fault_of(40, 2, &thread);
+  EXPECT_NE(what.find("misaligned address"), std::string::npos) << what;
+  EXPECT_EQ(thread.x, 0u) << what;
+}
+
+}  // namespace
+}  // namespace cnuas::ptx::testing
