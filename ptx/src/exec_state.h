@@ -202,6 +202,7 @@ inline void put(Ctx& c, const Operand& o, unsigned lane, std::uint64_t v) {
 // Bit arithmetic rather than __builtin_popcount, which is a library call when
 // the target has no popcnt instruction (baseline x86-64).
 inline std::uint32_t lane_count(std::uint32_t m) {
+  if (m == ~0u) return 32;  // a full warp, the usual case
   m = m - ((m >> 1) & 0x55555555u);
   m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
   return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;

@@ -858,6 +858,30 @@ bool issues_together(const Instruction& i) {
   }
 }
 
+// A branch every live lane of warps [first, end) takes, or none does: each
+// warp goes the one way, as step_state would send it, and they stay
+// together. False (nothing issued) when the lanes disagree.
+bool branch_together(State& s, std::size_t first, std::size_t end, const Instruction& i,
+                     std::uint32_t pc) {
+  bool taken = false;
+  for (std::size_t k = first; k < end; ++k) {
+    const Warp& w = s.warps[k];
+    const std::uint32_t mask = w.simt[0].mask & ~w.exited;
+    const std::uint32_t active = guarded_lanes(w, w.frames[0], i, mask);
+    if (active != 0 && active != mask) return false;
+    if (k == first) taken = active != 0;
+    if (taken != (active != 0)) return false;
+  }
+  const std::uint32_t next = taken ? static_cast<std::uint32_t>(i.ops[0].imm) : pc + 1;
+  for (std::size_t k = first; k < end; ++k) {
+    Warp& w = s.warps[k];
+    const std::uint32_t mask = w.simt[0].mask & ~w.exited;
+    count_issue(s, w, i, mask, taken ? mask : 0);
+    w.simt[0].pc = next;
+  }
+  return true;
+}
+
 // Runs warps [first, end) in lock step while they stay together, for at most
 // `budget` instructions each; false when nothing was issued.
 bool run_gang(State& s, std::size_t first, std::size_t end, unsigned budget) {
@@ -884,6 +908,8 @@ bool run_gang(State& s, std::size_t first, std::size_t end, unsigned budget) {
       }
       continue;
     }
+    if (i.op == Opcode::bra && i.unsupported.empty() && branch_together(s, first, end, i, pc))
+      continue;
     if (!issues_together(i)) break;
     for (std::size_t k = first; k < end; ++k) step_state(s, k, nullptr);
     if (!together(s, first, end)) return true;

@@ -83,6 +83,13 @@ FastForm fast_form(const Instruction& i) {
         return FastForm::None;
       if (bits == 32) return FastForm::Mov32;
       return bits == 64 || bits == 0 ? FastForm::Mov64 : FastForm::None;
+    case Opcode::cvta:
+      // Global (and const) addresses are generic ones as they are: exec_convert
+      // adds or subtracts a window of 0 and truncates to the type, a mov.
+      if (i.space == Space::Shared || i.space == Space::Local || i.space == Space::Param ||
+          i.ops[0].kind != Operand::Kind::Reg || i.ops[1].kind == Operand::Kind::Vector)
+        return FastForm::None;
+      return bits == 32 ? FastForm::Mov32 : bits == 64 ? FastForm::Mov64 : FastForm::None;
     case Opcode::setp:
       if (is_float(i.type) || i.type == Type::None || i.has(kAnd) || i.has(kOr) || i.has(kXor) ||
           bits > 64 || !setp_compare(i.cmp))

@@ -470,13 +470,15 @@ u64 load_bytes(const std::uint8_t* p, unsigned width, bool sign) {
 // or neither. Found by comparing, without forming the 32 addresses.
 enum class WarpPattern { Broadcast, Row, Scattered };
 
-template <unsigned B>
-WarpPattern warp_pattern(const u64* base) {
+// Cloned for AVX2 like full_warp_addresses (integer work: every clone agrees).
+__attribute__((target_clones("avx2", "default"))) WarpPattern warp_pattern(const u64* base,
+                                                                           u64 stride) {
   const u64 first = base[0];
-  u64 apart = 0, off_row = 0;
+  u64 apart = 0, off_row = 0, expected = first;
   for (unsigned l = 0; l < 32; ++l) {
     apart |= base[l] ^ first;
-    off_row |= base[l] ^ (first + u64{l} * B);
+    off_row |= base[l] ^ expected;
+    expected += stride;
   }
   return apart == 0     ? WarpPattern::Broadcast
          : off_row == 0 ? WarpPattern::Row
@@ -491,7 +493,7 @@ template <unsigned B>
 bool warp_row_lanes(Ctx& c, const Access& acc, Lanes& lanes, WarpPattern& pattern) {
   if (c.mask != ~0u || acc.addr.reg < 0) return false;
   const u64* base = c.reg(acc.addr.reg);
-  pattern = warp_pattern<B>(base);
+  pattern = warp_pattern(base, B);
   if (pattern == WarpPattern::Scattered) return false;
   const u64 first = (base[0] + static_cast<u64>(acc.addr.imm)) & acc.mask;
   const u64 last = first + (pattern == WarpPattern::Row ? 31 * B : 0);
