@@ -28,10 +28,17 @@ template <class F>
 inline void map2(Ctx& c, const Instruction& i, F f) {
   std::uint64_t sa[32], sb[32];
   const std::uint64_t* a = c.src(i.ops[1], sa);
+  const std::uint32_t m = c.mask;
+  if (m == ~0u && i.ops[2].kind == Operand::Kind::Imm && i.ops[0].kind == Operand::Kind::Reg) {
+    // A converged warp and an immediate (a loop step, a scale): no lane copies of it.
+    const auto b = static_cast<std::uint64_t>(i.ops[2].imm);
+    std::uint64_t* d = c.reg(i.ops[0].reg);
+    for (unsigned l = 0; l < 32; ++l) d[l] = f(a[l], b);
+    return;
+  }
   const std::uint64_t* b = c.src(i.ops[2], sb);
   if (i.ops[0].kind != Operand::Kind::Reg) return;
   std::uint64_t* d = c.reg(i.ops[0].reg);
-  const std::uint32_t m = c.mask;
   if (m == ~0u) {  // a converged warp: a straight loop
     for (unsigned l = 0; l < 32; ++l) d[l] = f(a[l], b[l]);
     return;

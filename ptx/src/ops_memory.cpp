@@ -491,11 +491,19 @@ __attribute__((target_clones("avx2", "default"))) WarpPattern warp_pattern(const
 // general path forms every address (and names a bad one).
 template <unsigned B>
 bool warp_row_lanes(Ctx& c, const Access& acc, Lanes& lanes, WarpPattern& pattern) {
-  if (c.mask != ~0u || acc.addr.reg < 0) return false;
-  const u64* base = c.reg(acc.addr.reg);
-  pattern = warp_pattern(base, B);
-  if (pattern == WarpPattern::Scattered) return false;
-  const u64 first = (base[0] + static_cast<u64>(acc.addr.imm)) & acc.mask;
+  if (c.mask != ~0u) return false;
+  u64 first;
+  if (acc.addr.reg < 0) {  // [symbol+imm], [imm]: one address (ld.param)
+    pattern = WarpPattern::Broadcast;
+    first =
+        (static_cast<u64>(acc.addr.imm) + (acc.addr.has_symbol ? c.symbol_value(acc.addr, 0) : 0)) &
+        acc.mask;
+  } else {
+    const u64* base = c.reg(acc.addr.reg);
+    pattern = warp_pattern(base, B);
+    if (pattern == WarpPattern::Scattered) return false;
+    first = (base[0] + static_cast<u64>(acc.addr.imm)) & acc.mask;
+  }
   const u64 last = first + (pattern == WarpPattern::Row ? 31 * B : 0);
   if ((first & (B - 1)) != 0 || last < first || last > acc.mask) return false;
   lanes.uniform = false;

@@ -52,6 +52,40 @@ TEST(FastForms, ParserTagsTheFrequentFormsOnly) {
   }
 }
 
+// cvta between generic and global addresses adds a window of 0: the mov of
+// its width. The windowed spaces (shared, local, param) are not tagged.
+TEST(FastForms, GlobalCvtaIsTaggedAsAMovAndWindowedCvtaIsNot) {
+  const auto m = Module::parse(R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p) {
+  .reg .b64 %rd<6>;
+  .reg .b32 %r<3>;
+  ld.param.u64 %rd1, [p];
+  cvta.to.global.u64 %rd2, %rd1;
+  cvta.global.u64 %rd3, %rd2;
+  cvta.to.shared.u64 %rd4, %rd3;
+  cvta.local.u64 %rd5, %rd4;
+  cvta.to.global.u32 %r1, %r2;
+  ret;
+}
+)",
+                               "cvta.ptx");
+  const Function* k = m->find("k");
+  ASSERT_NE(k, nullptr);
+  const std::pair<const char*, FastForm> expected[] = {
+      {"cvta.to.global.u64", FastForm::Mov64}, {"cvta.global.u64", FastForm::Mov64},
+      {"cvta.to.shared.u64", FastForm::None},  {"cvta.local.u64", FastForm::None},
+      {"cvta.to.global.u32", FastForm::Mov32},
+  };
+  for (const auto& [text, form] : expected) {
+    const Instruction* i = first_with_text(*k, text);
+    ASSERT_NE(i, nullptr) << text;
+    EXPECT_EQ(i->fast, form) << i->text;
+  }
+}
+
 // Runs the same launches on both modules and compares every output byte and
 // the launch statistics.
 class BothWays {
