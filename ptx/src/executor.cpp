@@ -13,6 +13,7 @@
 
 #include "exec_state.h"
 #include "fast_paths.h"
+#include "lanes.h"
 #include "launch_replay.h"
 #include "printf.h"
 
@@ -512,6 +513,16 @@ struct FastHandlers {
 };
 const FastHandlers kFastHandlers;
 
+// The gang handler of every FastForm that has one (null otherwise).
+struct GangHandlers {
+  GangHandler of[static_cast<std::size_t>(FastForm::Count)] = {};
+  GangHandlers() {
+    for (std::size_t f = 1; f < static_cast<std::size_t>(FastForm::Count); ++f)
+      of[f] = integer_gang_handler(static_cast<FastForm>(f));
+  }
+};
+const GangHandlers kGangHandlers;
+
 // The lanes of `mask` that instruction i's guard lets run.
 inline std::uint32_t guarded_lanes(const Warp& w, const Frame& frame, const Instruction& i,
                                    std::uint32_t mask) {
@@ -858,6 +869,12 @@ bool issues_together(const Instruction& i) {
   }
 }
 
+// Warps that issue together: enough to pay the per-instruction work once for
+// several, few enough that their registers (8-16 KiB per warp in a typical
+// kernel) stay in the host's caches between instructions. Measured on the
+// accumulate benchmark: 4, 8 and 16 within 3 % of each other, 2 clearly slower.
+constexpr std::size_t kGang = 8;
+
 // A branch every live lane of warps [first, end) takes, or none does: each
 // warp goes the one way, as step_state would send it, and they stay
 // together. False (nothing issued) when the lanes disagree.
@@ -884,15 +901,41 @@ bool branch_together(State& s, std::size_t first, std::size_t end, const Instruc
 
 // Runs warps [first, end) in lock step while they stay together, for at most
 // `budget` instructions each; false when nothing was issued.
+// Every lane of warps [first, end) live, and each warp's frame registers;
+// both stay as they are while the gang runs fast forms.
+bool gang_rows(State& s, std::size_t first, std::size_t end, std::uint64_t** regs) {
+  bool full = true;
+  for (std::size_t k = first; k < end; ++k) {
+    Warp& w = s.warps[k];
+    full = full && (w.simt[0].mask & ~w.exited) == ~0u;
+    regs[k - first] = w.regs.data() + std::size_t{w.frames[0].reg_base} * 32;
+  }
+  return full;
+}
+
 bool run_gang(State& s, std::size_t first, std::size_t end, unsigned budget) {
   if (!together(s, first, end)) return false;
   const Function& fn = *s.warps[first].frames[0].fn;
+  std::uint64_t* regs[kGang];
+  const Gang gang{regs, end - first};
+  bool full = gang_rows(s, first, end, regs);
   unsigned n = 0;
   for (; n < budget; ++n) {
     const std::uint32_t pc = s.warps[first].simt[0].pc;
     if (pc >= fn.code.size()) break;
     const Instruction& i = fn.code[pc];
     if (i.fast != FastForm::None && i.unsupported.empty()) {
+      // Unguarded, every lane active, below the instruction limit: the form's
+      // gang handler when it has one and takes these operands.
+      const GangHandler all = kGangHandlers.of[static_cast<std::size_t>(i.fast)];
+      if (all && full && i.guard < 0 && s.stats.warp_instructions + gang.n <= s.limit &&
+          all(gang, i)) {
+        s.stats.warp_instructions += gang.n;
+        s.stats.thread_instructions += 32 * gang.n;
+        s.clock += gang.n;  // nothing in between reads it: no operand is %clock
+        for (std::size_t k = first; k < end; ++k) s.warps[k].simt[0].pc = pc + 1;
+        continue;
+      }
       const FastHandler handler = kFastHandlers.of[static_cast<std::size_t>(i.fast)];
       for (std::size_t k = first; k < end; ++k) {
         Warp& w = s.warps[k];
@@ -913,15 +956,10 @@ bool run_gang(State& s, std::size_t first, std::size_t end, unsigned budget) {
     if (!issues_together(i)) break;
     for (std::size_t k = first; k < end; ++k) step_state(s, k, nullptr);
     if (!together(s, first, end)) return true;
+    full = gang_rows(s, first, end, regs);
   }
   return n > 0;
 }
-
-// Warps that issue together: enough to pay the per-instruction work once for
-// several, few enough that their registers (8-16 KiB per warp in a typical
-// kernel) stay in the host's caches between instructions. Measured on the
-// accumulate benchmark: 4, 8 and 16 within 3 % of each other, 2 clearly slower.
-constexpr std::size_t kGang = 8;
 
 // Runs the CTA's warps gang by gang in lock step; false when nothing was issued.
 bool run_together(State& s, unsigned budget) {

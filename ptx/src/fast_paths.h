@@ -12,7 +12,11 @@
 namespace cnuas::ptx {
 
 struct Ctx;
+struct Gang;
 using FastHandler = void (*)(Ctx&, const Instruction&);
+// A form run for a gang of converged warps at once (lanes.h); false, having
+// done nothing, when its operands are not the plain ones it handles.
+using GangHandler = bool (*)(const Gang&, const Instruction&);
 
 // The form of `i` (fast_forms.cpp, part of decoding: no engine code).
 FastForm fast_form(const Instruction& i);
@@ -21,5 +25,7 @@ FastForm fast_form(const Instruction& i);
 FastHandler integer_fast_handler(FastForm f);  // ops_integer.cpp
 FastHandler memory_fast_handler(FastForm f);   // ops_memory.cpp
 FastHandler float_fast_handler(FastForm f);    // ops_float.cpp
+// The gang handler of a form; null for forms that have none.
+GangHandler integer_gang_handler(FastForm f);  // ops_integer.cpp
 
 }  // namespace cnuas::ptx

@@ -88,4 +88,75 @@ inline void map4(Ctx& c, const Instruction& i, F f) {
   }
 }
 
+// --- Gangs (executor.cpp, "lock step"): n converged warps of one CTA with
+// every lane active issue an instruction together. The gang maps run a form's
+// lane function over each warp's registers with the operands decoded once;
+// they handle plain register operands (and an immediate last source) only,
+// and return false, having done nothing, for anything else.
+struct Gang {
+  std::uint64_t* const* regs;  // each warp's frame: register r of lane l at regs[k][r * 32 + l]
+  std::size_t n;
+};
+
+inline bool plain_register(const Operand& o) {
+  return o.kind == Operand::Kind::Reg && !o.component;
+}
+inline std::size_t row(const Operand& o) {
+  return static_cast<std::size_t>(o.reg) * 32;
+}
+
+template <class F>
+inline bool gang_map1(const Gang& g, const Instruction& i, F f) {
+  if (!plain_register(i.ops[0]) || !plain_register(i.ops[1])) return false;
+  const std::size_t d = row(i.ops[0]), a = row(i.ops[1]);
+  for (std::size_t k = 0; k < g.n; ++k) {
+    std::uint64_t* r = g.regs[k];
+    for (unsigned l = 0; l < 32; ++l) r[d + l] = f(r[a + l]);
+  }
+  return true;
+}
+
+template <class F>
+inline bool gang_map2(const Gang& g, const Instruction& i, F f) {
+  if (!plain_register(i.ops[0]) || !plain_register(i.ops[1])) return false;
+  const std::size_t d = row(i.ops[0]), a = row(i.ops[1]);
+  if (i.ops[2].kind == Operand::Kind::Imm) {
+    const auto b = static_cast<std::uint64_t>(i.ops[2].imm);
+    for (std::size_t k = 0; k < g.n; ++k) {
+      std::uint64_t* r = g.regs[k];
+      for (unsigned l = 0; l < 32; ++l) r[d + l] = f(r[a + l], b);
+    }
+    return true;
+  }
+  if (!plain_register(i.ops[2])) return false;
+  const std::size_t b = row(i.ops[2]);
+  for (std::size_t k = 0; k < g.n; ++k) {
+    std::uint64_t* r = g.regs[k];
+    for (unsigned l = 0; l < 32; ++l) r[d + l] = f(r[a + l], r[b + l]);
+  }
+  return true;
+}
+
+template <class F>
+inline bool gang_map3(const Gang& g, const Instruction& i, F f) {
+  if (!plain_register(i.ops[0]) || !plain_register(i.ops[1]) || !plain_register(i.ops[2]))
+    return false;
+  const std::size_t d = row(i.ops[0]), a = row(i.ops[1]), b = row(i.ops[2]);
+  if (i.ops[3].kind == Operand::Kind::Imm) {
+    const auto x = static_cast<std::uint64_t>(i.ops[3].imm);
+    for (std::size_t k = 0; k < g.n; ++k) {
+      std::uint64_t* r = g.regs[k];
+      for (unsigned l = 0; l < 32; ++l) r[d + l] = f(r[a + l], r[b + l], x);
+    }
+    return true;
+  }
+  if (!plain_register(i.ops[3])) return false;
+  const std::size_t x = row(i.ops[3]);
+  for (std::size_t k = 0; k < g.n; ++k) {
+    std::uint64_t* r = g.regs[k];
+    for (unsigned l = 0; l < 32; ++l) r[d + l] = f(r[a + l], r[b + l], r[x + l]);
+  }
+  return true;
+}
+
 }  // namespace cnuas::ptx

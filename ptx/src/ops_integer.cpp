@@ -686,12 +686,71 @@ bool exec_integer(Ctx& c, const Instruction& i) {
 // exec_integer that the conditions in integer_fast_path lead to.
 namespace {
 
-void add_u32(Ctx& c, const Instruction& i) {
-  map2(c, i, [](u64 a, u64 b) -> u64 { return static_cast<std::uint32_t>(a + b); });
+// The lane functions, shared by the one-warp handlers and the gang ones.
+u64 add_u32_lane(u64 a, u64 b) {
+  return static_cast<std::uint32_t>(a + b);
 }
-void sub_u32(Ctx& c, const Instruction& i) {
-  map2(c, i, [](u64 a, u64 b) -> u64 { return static_cast<std::uint32_t>(a - b); });
+u64 sub_u32_lane(u64 a, u64 b) {
+  return static_cast<std::uint32_t>(a - b);
 }
+u64 mul_lo_u32_lane(u64 a, u64 b) {
+  return static_cast<std::uint32_t>(a * b);
+}
+u64 mul_wide_s32_lane(u64 a, u64 b) {
+  return static_cast<u64>(std::int64_t{static_cast<std::int32_t>(a)} *
+                          static_cast<std::int32_t>(b));
+}
+u64 mul_wide_u32_lane(u64 a, u64 b) {
+  return u64{static_cast<std::uint32_t>(a)} * static_cast<std::uint32_t>(b);
+}
+u64 mad_lo_u32_lane(u64 a, u64 b, u64 x) {
+  return static_cast<std::uint32_t>(a * b + x);
+}
+u64 shl_u32_lane(u64 a, u64 b) {
+  const u64 n = truncate(b, 32);
+  return n >= 32 ? 0 : static_cast<std::uint32_t>(a << n);
+}
+u64 and_lane(u64 a, u64 b) {
+  return a & b;
+}
+u64 or_lane(u64 a, u64 b) {
+  return a | b;
+}
+u64 xor_lane(u64 a, u64 b) {
+  return a ^ b;
+}
+u64 mov_32_lane(u64 a) {
+  return static_cast<std::uint32_t>(a);
+}
+u64 mov_64_lane(u64 a) {
+  return a;
+}
+
+template <u64 (*F)(u64)>
+void one_warp1(Ctx& c, const Instruction& i) {
+  map1(c, i, F);
+}
+template <u64 (*F)(u64, u64)>
+void one_warp2(Ctx& c, const Instruction& i) {
+  map2(c, i, F);
+}
+template <u64 (*F)(u64, u64, u64)>
+void one_warp3(Ctx& c, const Instruction& i) {
+  map3(c, i, F);
+}
+template <u64 (*F)(u64)>
+bool gang1(const Gang& g, const Instruction& i) {
+  return gang_map1(g, i, F);
+}
+template <u64 (*F)(u64, u64)>
+bool gang2(const Gang& g, const Instruction& i) {
+  return gang_map2(g, i, F);
+}
+template <u64 (*F)(u64, u64, u64)>
+bool gang3(const Gang& g, const Instruction& i) {
+  return gang_map3(g, i, F);
+}
+
 void add_any(Ctx& c, const Instruction& i) {
   const IntType t = int_type(i.type);
   map2(c, i, [t](u64 a, u64 b) { return t.trunc(a + b); });
@@ -700,43 +759,13 @@ void sub_any(Ctx& c, const Instruction& i) {
   const IntType t = int_type(i.type);
   map2(c, i, [t](u64 a, u64 b) { return t.trunc(a - b); });
 }
-void mul_lo_u32(Ctx& c, const Instruction& i) {
-  map2(c, i, [](u64 a, u64 b) -> u64 { return static_cast<std::uint32_t>(a * b); });
+bool add_any_gang(const Gang& g, const Instruction& i) {
+  const IntType t = int_type(i.type);
+  return gang_map2(g, i, [t](u64 a, u64 b) { return t.trunc(a + b); });
 }
-void mul_wide_s32(Ctx& c, const Instruction& i) {
-  map2(c, i, [](u64 a, u64 b) {
-    return static_cast<u64>(std::int64_t{static_cast<std::int32_t>(a)} *
-                            static_cast<std::int32_t>(b));
-  });
-}
-void mul_wide_u32(Ctx& c, const Instruction& i) {
-  map2(c, i, [](u64 a, u64 b) {
-    return u64{static_cast<std::uint32_t>(a)} * static_cast<std::uint32_t>(b);
-  });
-}
-void mad_lo_u32(Ctx& c, const Instruction& i) {
-  map3(c, i, [](u64 a, u64 b, u64 x) -> u64 { return static_cast<std::uint32_t>(a * b + x); });
-}
-void shl_u32(Ctx& c, const Instruction& i) {
-  map2(c, i, [](u64 a, u64 b) -> u64 {
-    const u64 n = truncate(b, 32);
-    return n >= 32 ? 0 : static_cast<std::uint32_t>(a << n);
-  });
-}
-void and_any(Ctx& c, const Instruction& i) {
-  map2(c, i, [](u64 a, u64 b) { return a & b; });
-}
-void or_any(Ctx& c, const Instruction& i) {
-  map2(c, i, [](u64 a, u64 b) { return a | b; });
-}
-void xor_any(Ctx& c, const Instruction& i) {
-  map2(c, i, [](u64 a, u64 b) { return a ^ b; });
-}
-void mov_32(Ctx& c, const Instruction& i) {
-  map1(c, i, [](u64 a) -> u64 { return static_cast<std::uint32_t>(a); });
-}
-void mov_64(Ctx& c, const Instruction& i) {
-  map1(c, i, [](u64 a) { return a; });
+bool sub_any_gang(const Gang& g, const Instruction& i) {
+  const IntType t = int_type(i.type);
+  return gang_map2(g, i, [t](u64 a, u64 b) { return t.trunc(a - b); });
 }
 void setp_int(Ctx& c, const Instruction& i) {
   compare_lanes(c, i, int_type(i.type));
@@ -747,35 +776,70 @@ void setp_int(Ctx& c, const Instruction& i) {
 FastHandler integer_fast_handler(FastForm f) {
   switch (f) {
     case FastForm::AddU32:
-      return add_u32;
+      return one_warp2<add_u32_lane>;
     case FastForm::SubU32:
-      return sub_u32;
+      return one_warp2<sub_u32_lane>;
     case FastForm::AddAny:
       return add_any;
     case FastForm::SubAny:
       return sub_any;
     case FastForm::MulLoU32:
-      return mul_lo_u32;
+      return one_warp2<mul_lo_u32_lane>;
     case FastForm::MulWideS32:
-      return mul_wide_s32;
+      return one_warp2<mul_wide_s32_lane>;
     case FastForm::MulWideU32:
-      return mul_wide_u32;
+      return one_warp2<mul_wide_u32_lane>;
     case FastForm::MadLoU32:
-      return mad_lo_u32;
+      return one_warp3<mad_lo_u32_lane>;
     case FastForm::ShlU32:
-      return shl_u32;
+      return one_warp2<shl_u32_lane>;
     case FastForm::And:
-      return and_any;
+      return one_warp2<and_lane>;
     case FastForm::Or:
-      return or_any;
+      return one_warp2<or_lane>;
     case FastForm::Xor:
-      return xor_any;
+      return one_warp2<xor_lane>;
     case FastForm::Mov32:
-      return mov_32;
+      return one_warp1<mov_32_lane>;
     case FastForm::Mov64:
-      return mov_64;
+      return one_warp1<mov_64_lane>;
     case FastForm::SetpInt:
       return setp_int;
+    default:
+      return nullptr;
+  }
+}
+
+GangHandler integer_gang_handler(FastForm f) {
+  switch (f) {
+    case FastForm::AddU32:
+      return gang2<add_u32_lane>;
+    case FastForm::SubU32:
+      return gang2<sub_u32_lane>;
+    case FastForm::AddAny:
+      return add_any_gang;
+    case FastForm::SubAny:
+      return sub_any_gang;
+    case FastForm::MulLoU32:
+      return gang2<mul_lo_u32_lane>;
+    case FastForm::MulWideS32:
+      return gang2<mul_wide_s32_lane>;
+    case FastForm::MulWideU32:
+      return gang2<mul_wide_u32_lane>;
+    case FastForm::MadLoU32:
+      return gang3<mad_lo_u32_lane>;
+    case FastForm::ShlU32:
+      return gang2<shl_u32_lane>;
+    case FastForm::And:
+      return gang2<and_lane>;
+    case FastForm::Or:
+      return gang2<or_lane>;
+    case FastForm::Xor:
+      return gang2<xor_lane>;
+    case FastForm::Mov32:
+      return gang1<mov_32_lane>;
+    case FastForm::Mov64:
+      return gang1<mov_64_lane>;
     default:
       return nullptr;
   }
