@@ -83,6 +83,20 @@ TEST(Lockstep, SameBytesAndStatisticsAsWarpsOneAtATime) {
   });
   w.expect_same<float>(sum, 1);
 
+  // integer_ops: every integer form with a gang handler (add, sub, mul.lo,
+  // mul.wide, mad.lo, shl, and/or/xor, mov) on full warps, 24 results each.
+  BothOrders ints("integer.ptx");
+  constexpr int t = 256;
+  std::vector<unsigned> xs(t), ys(t);
+  for (int k = 0; k < t; ++k) xs[k] = 0x9e3779b9u * (k + 1), ys[k] = 0x85ebca6bu ^ (k * 7919u);
+  const auto ix = ints.upload(xs), iy = ints.upload(ys);
+  const auto iout = ints.upload(std::vector<unsigned>(t * 24, 0));
+  ints.launch([&](Device& d, int k) {
+    return d.launch("integer_ops", {1, 1, 1}, {t, 1, 1}, k ? ix.second : ix.first,
+                    k ? iy.second : iy.first, k ? iout.second : iout.first, t);
+  });
+  ints.expect_same<unsigned>(iout, t * 24);
+
   BothOrders control("control.ptx");
   std::vector<int> in(512);
   for (int i = 0; i < 512; ++i) in[i] = (i * 37) % 101;
