@@ -517,8 +517,11 @@ const FastHandlers kFastHandlers;
 struct GangHandlers {
   GangHandler of[static_cast<std::size_t>(FastForm::Count)] = {};
   GangHandlers() {
-    for (std::size_t f = 1; f < static_cast<std::size_t>(FastForm::Count); ++f)
-      of[f] = integer_gang_handler(static_cast<FastForm>(f));
+    for (std::size_t f = 1; f < static_cast<std::size_t>(FastForm::Count); ++f) {
+      const auto form = static_cast<FastForm>(f);
+      of[f] = integer_gang_handler(form);
+      if (!of[f]) of[f] = memory_gang_handler(form);
+    }
   }
 };
 const GangHandlers kGangHandlers;
@@ -873,7 +876,7 @@ bool issues_together(const Instruction& i) {
 // several, few enough that their registers (8-16 KiB per warp in a typical
 // kernel) stay in the host's caches between instructions. Measured on the
 // accumulate benchmark: 4, 8 and 16 within 3 % of each other, 2 clearly slower.
-constexpr std::size_t kGang = 8;
+constexpr std::size_t kGang = kMaxGang;
 
 // A branch every live lane of warps [first, end) takes, or none does: each
 // warp goes the one way, as step_state would send it, and they stay
@@ -917,7 +920,8 @@ bool run_gang(State& s, std::size_t first, std::size_t end, unsigned budget) {
   if (!together(s, first, end)) return false;
   const Function& fn = *s.warps[first].frames[0].fn;
   std::uint64_t* regs[kGang];
-  const Gang gang{regs, end - first};
+  Ctx lead{s, s.warps[first], s.warps[first].frames[0], ~0u, nullptr};
+  const Gang gang{regs, end - first, &lead};
   bool full = gang_rows(s, first, end, regs);
   unsigned n = 0;
   for (; n < budget; ++n) {

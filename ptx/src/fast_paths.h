@@ -27,5 +27,6 @@ FastHandler memory_fast_handler(FastForm f);   // ops_memory.cpp
 FastHandler float_fast_handler(FastForm f);    // ops_float.cpp
 // The gang handler of a form; null for forms that have none.
 GangHandler integer_gang_handler(FastForm f);  // ops_integer.cpp
+GangHandler memory_gang_handler(FastForm f);   // ops_memory.cpp
 
 }  // namespace cnuas::ptx

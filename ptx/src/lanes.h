@@ -93,9 +93,11 @@ inline void map4(Ctx& c, const Instruction& i, F f) {
 // lane function over each warp's registers with the operands decoded once;
 // they handle plain register operands (and an immediate last source) only,
 // and return false, having done nothing, for anything else.
+constexpr std::size_t kMaxGang = 8;
 struct Gang {
   std::uint64_t* const* regs;  // each warp's frame: register r of lane l at regs[k][r * 32 + l]
-  std::size_t n;
+  std::size_t n;               // at most kMaxGang
+  Ctx* lead;  // the first warp's context (all lanes active, no step record): the CTA's state
 };
 
 inline bool plain_register(const Operand& o) {

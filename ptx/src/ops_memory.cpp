@@ -485,12 +485,18 @@ __attribute__((target_clones("avx2", "default"))) WarpPattern warp_pattern(const
                         : WarpPattern::Scattered;
 }
 
+// The register row holding an access's addresses (null for [symbol+imm]).
+const u64* address_row(Ctx& c, const Access& acc) {
+  return acc.addr.reg >= 0 ? c.reg(acc.addr.reg) : nullptr;
+}
+
 // For a full warp whose addresses form a broadcast or a row that neither
 // wraps nor misaligns, the Lanes span() and record_span() need (the first
 // address, the lowest, highest and their OR); false otherwise, when the
 // general path forms every address (and names a bad one).
 template <unsigned B>
-bool warp_row_lanes(Ctx& c, const Access& acc, Lanes& lanes, WarpPattern& pattern) {
+bool warp_row_lanes(Ctx& c, const Access& acc, Lanes& lanes, WarpPattern& pattern,
+                    const u64* base) {
   if (c.mask != ~0u) return false;
   u64 first;
   if (acc.addr.reg < 0) {  // [symbol+imm], [imm]: one address (ld.param)
@@ -499,7 +505,6 @@ bool warp_row_lanes(Ctx& c, const Access& acc, Lanes& lanes, WarpPattern& patter
         (static_cast<u64>(acc.addr.imm) + (acc.addr.has_symbol ? c.symbol_value(acc.addr, 0) : 0)) &
         acc.mask;
   } else {
-    const u64* base = c.reg(acc.addr.reg);
     pattern = warp_pattern(base, B);
     if (pattern == WarpPattern::Scattered) return false;
     first = (base[0] + static_cast<u64>(acc.addr.imm)) & acc.mask;
@@ -518,24 +523,47 @@ bool warp_row_lanes(Ctx& c, const Access& acc, Lanes& lanes, WarpPattern& patter
   return true;
 }
 
+// Where a full warp's broadcast or row access lies in host memory (its
+// space in `space`, the Lanes record_span needs in `lanes`); null when the
+// warp takes the lane-by-lane path. Counts nothing.
+template <unsigned B>
+std::uint8_t* whole_warp_bytes(Ctx& c, const Access& acc, const u64* row, WarpPattern& pattern,
+                               Lanes& lanes, Space& space) {
+  if (!warp_row_lanes<B>(c, acc, lanes, pattern, row)) return nullptr;
+  u64 origin;
+  std::uint8_t* base = span(c, acc, B, lanes, origin, space);
+  return base ? base + (lanes.lo - origin) : nullptr;
+}
+
+template <unsigned B>
+void load_whole(const std::uint8_t* p, WarpPattern pattern, u64* d, unsigned width, bool sign) {
+  if (pattern == WarpPattern::Broadcast) {
+    const u64 v = load_bytes<B>(p, width, sign);
+    for (unsigned l = 0; l < 32; ++l) d[l] = v;
+  } else {
+    for (unsigned l = 0; l < 32; ++l) d[l] = load_bytes<B>(p + l * B, width, sign);
+  }
+}
+
+template <unsigned B>
+void store_whole(std::uint8_t* p, WarpPattern pattern, const u64* v) {
+  if (pattern == WarpPattern::Broadcast) {
+    std::memcpy(p, &v[31], B);  // lanes store in lane order: the last one's value stays
+  } else {
+    for (unsigned l = 0; l < 32; ++l) std::memcpy(p + l * B, &v[l], B);
+  }
+}
+
 template <unsigned B>
 void load_lanes(Ctx& c, const Access& acc, u64* d, unsigned width, bool sign) {
   Lanes lanes;
   WarpPattern pattern;
-  if (warp_row_lanes<B>(c, acc, lanes, pattern)) {
-    u64 origin;
-    Space space;
-    if (const std::uint8_t* base = span(c, acc, B, lanes, origin, space)) {
-      record_span(c, acc, lanes.a, B, space);
-      const std::uint8_t* p = base + (lanes.lo - origin);
-      if (pattern == WarpPattern::Broadcast) {
-        const u64 v = load_bytes<B>(p, width, sign);
-        for (unsigned l = 0; l < 32; ++l) d[l] = v;
-      } else {
-        for (unsigned l = 0; l < 32; ++l) d[l] = load_bytes<B>(p + l * B, width, sign);
-      }
-      return;
-    }
+  Space whole_space;
+  if (const std::uint8_t* p =
+          whole_warp_bytes<B>(c, acc, address_row(c, acc), pattern, lanes, whole_space)) {
+    record_span(c, acc, lanes.a, B, whole_space);
+    load_whole<B>(p, pattern, d, width, sign);
+    return;
   }
   lane_addresses(c, acc, lanes);
   if (B > 1) require_aligned(c, acc, lanes, B);
@@ -575,19 +603,12 @@ template <unsigned B>
 void store_lanes(Ctx& c, const Access& acc, const u64* v) {
   Lanes lanes;
   WarpPattern pattern;
-  if (warp_row_lanes<B>(c, acc, lanes, pattern)) {
-    u64 origin;
-    Space space;
-    if (std::uint8_t* base = span(c, acc, B, lanes, origin, space)) {
-      record_span(c, acc, lanes.a, B, space);
-      std::uint8_t* p = base + (lanes.lo - origin);
-      if (pattern == WarpPattern::Broadcast) {
-        std::memcpy(p, &v[31], B);  // lanes store in lane order: the last one's value stays
-      } else {
-        for (unsigned l = 0; l < 32; ++l) std::memcpy(p + l * B, &v[l], B);
-      }
-      return;
-    }
+  Space whole_space;
+  if (std::uint8_t* p =
+          whole_warp_bytes<B>(c, acc, address_row(c, acc), pattern, lanes, whole_space)) {
+    record_span(c, acc, lanes.a, B, whole_space);
+    store_whole<B>(p, pattern, v);
+    return;
   }
   lane_addresses(c, acc, lanes);
   if (B > 1) require_aligned(c, acc, lanes, B);
@@ -826,7 +847,82 @@ void store_fast(Ctx& c, const Instruction& i) {
   store_lanes<B>(c, acc, c.src(i.ops[1], scratch));
 }
 
+// A gang's scalar ld/st: served whole for every warp (a broadcast or a row
+// inside one block) or, having done nothing, left to the one-warp handlers.
+template <unsigned B>
+bool load_gang(const Gang& g, const Instruction& i) {
+  const Operand& d = i.ops[0];
+  if (!plain_register(d) || !g.lead) return false;
+  Ctx& c = *g.lead;
+  Access acc{c, i, i.ops[1], i.space, false};
+  const std::uint8_t* from[kMaxGang];
+  WarpPattern pattern[kMaxGang];
+  Space space[kMaxGang];
+  Lanes lanes;
+  for (std::size_t k = 0; k < g.n; ++k) {
+    const u64* addresses = acc.addr.reg >= 0 ? g.regs[k] + row(acc.addr) : nullptr;
+    from[k] = whole_warp_bytes<B>(c, acc, addresses, pattern[k], lanes, space[k]);
+    if (!from[k]) return false;
+  }
+  const unsigned width = c.reg_width(d.reg);
+  const bool sign = is_signed(i.type);
+  for (std::size_t k = 0; k < g.n; ++k) {
+    record_span(c, acc, lanes.a, B, space[k]);  // counts only: a gang has no step record
+    load_whole<B>(from[k], pattern[k], g.regs[k] + row(d), width, sign);
+  }
+  return true;
+}
+
+template <unsigned B>
+bool store_gang(const Gang& g, const Instruction& i) {
+  const Operand& v = i.ops[1];
+  if (!(plain_register(v) || v.kind == Operand::Kind::Imm) || !g.lead) return false;
+  Ctx& c = *g.lead;
+  Access acc{c, i, i.ops[0], i.space, true};
+  std::uint8_t* to[kMaxGang];
+  WarpPattern pattern[kMaxGang];
+  Space space[kMaxGang];
+  Lanes lanes;
+  for (std::size_t k = 0; k < g.n; ++k) {
+    const u64* addresses = acc.addr.reg >= 0 ? g.regs[k] + row(acc.addr) : nullptr;
+    to[k] = whole_warp_bytes<B>(c, acc, addresses, pattern[k], lanes, space[k]);
+    if (!to[k]) return false;
+  }
+  u64 immediate[32];
+  if (v.kind == Operand::Kind::Imm)
+    for (unsigned l = 0; l < 32; ++l) immediate[l] = static_cast<u64>(v.imm);
+  for (std::size_t k = 0; k < g.n; ++k) {
+    record_span(c, acc, lanes.a, B, space[k]);
+    store_whole<B>(to[k], pattern[k],
+                   v.kind == Operand::Kind::Imm ? immediate : g.regs[k] + row(v));
+  }
+  return true;
+}
+
 }  // namespace
+
+GangHandler memory_gang_handler(FastForm f) {
+  switch (f) {
+    case FastForm::Load1:
+      return load_gang<1>;
+    case FastForm::Load2:
+      return load_gang<2>;
+    case FastForm::Load4:
+      return load_gang<4>;
+    case FastForm::Load8:
+      return load_gang<8>;
+    case FastForm::Store1:
+      return store_gang<1>;
+    case FastForm::Store2:
+      return store_gang<2>;
+    case FastForm::Store4:
+      return store_gang<4>;
+    case FastForm::Store8:
+      return store_gang<8>;
+    default:
+      return nullptr;
+  }
+}
 
 FastHandler memory_fast_handler(FastForm f) {
   switch (f) {
