@@ -25,6 +25,19 @@ const TextureDescriptor& object(Ctx& c, const Instruction& i, unsigned lane, u64
   return *d;
 }
 
+// The descriptor as tex and tld4 sample it: wrap and mirror apply to
+// normalized coordinates only; with unnormalized ones the hardware clamps
+// (what CUDA programs that set wrap on such a texture, NVIDIA's
+// convolutionTexture among them, expect), so those axes clamp, in a copy.
+const TextureDescriptor& as_sampled(const TextureDescriptor& t, TextureDescriptor& copy) {
+  if (t.normalized_coords || t.cube) return t;
+  bool changed = false;
+  copy = t;
+  for (AddressMode& m : copy.address)
+    if (m == AddressMode::Wrap || m == AddressMode::Mirror) m = AddressMode::Clamp, changed = true;
+  return changed ? copy : t;
+}
+
 // A texture as one instruction reads it: its descriptor, its layout and,
 // when all its texels lie in one allocation, their bytes, found once for the
 // instruction instead of once per texel.
@@ -395,12 +408,13 @@ bool exec_texture(Ctx& c, const Instruction& i) {
       const unsigned first = static_cast<unsigned>(__builtin_ctz(c.mask));
       bool shared = true;
       each_lane(c.mask, [&](unsigned l) { shared = shared && handles[l] == handles[first]; });
+      TextureDescriptor copy;
       if (shared) {
-        const Texels tx = texels_of(c, object(c, i, first, handles[first]));
+        const Texels tx = texels_of(c, as_sampled(object(c, i, first, handles[first]), copy));
         each_lane(c.mask, [&](unsigned l) { sample(c, i, l, tx); });
       } else {
         each_lane(c.mask, [&](unsigned l) {
-          sample(c, i, l, Texels(object(c, i, l, handles[l]), nullptr));
+          sample(c, i, l, Texels(as_sampled(object(c, i, l, handles[l]), copy), nullptr));
         });
       }
       return true;

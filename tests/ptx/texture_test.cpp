@@ -83,6 +83,45 @@ TEST(PtxTexture, NormalizedWrappedPointSamplingAndGather) {
   }
 }
 
+// CUDA applies wrap and mirror to normalized coordinates only; a texture
+// with unnormalized coordinates clamps whatever mode was set (NVIDIA's
+// convolutionTexture sets wrap and checks against a clamping reference).
+TEST(PtxTexture, UnnormalizedCoordinatesClampWhereWrapOrMirrorIsSet) {
+  CNUAS_REQUIRE_NVCC();
+  const int W = 5, H = 3;
+  std::vector<float> data(W * H * 4);
+  for (int k = 0; k < W * H * 4; ++k) data[k] = static_cast<float>(k * 11 % 29) - 7;
+  Device dev("texture.ptx");
+  TextureTable table;
+  TextureDescriptor d;
+  d.base = dev.upload(data);
+  d.dims = 2;
+  d.width = W;
+  d.height = H;
+  d.channels = 4;
+  d.address[0] = AddressMode::Wrap;
+  d.address[1] = AddressMode::Mirror;
+  const std::uint64_t tex = table.create(d);
+  auto out = dev.alloc<float>(32 * 8);
+  dev.set_textures(&table);
+  const float sx = 0.61f, sy = 0.23f;  // lanes run to x = 18.9, y = 7.1: far past both edges
+  dev.launch("sample2d", {1, 1, 1}, {32, 1, 1}, tex, out, sx, sy);
+  auto h = dev.download<float>(out, 256);
+  for (int i = 0; i < 32; ++i) {
+    const double px = static_cast<float>(i * sx), py = static_cast<float>(i * sy);
+    const long long x = clampi(static_cast<long long>(std::floor(px)), W),
+                    y = clampi(static_cast<long long>(std::floor(py)), H);
+    for (int c = 0; c < 4; ++c) EXPECT_EQ(h[i * 8 + c], data[(y * W + x) * 4 + c]) << i;
+    const long long x0 = static_cast<long long>(std::floor(px - 0.5)),
+                    y0 = static_cast<long long>(std::floor(py - 0.5));
+    const int corner[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
+    for (int k = 0; k < 4; ++k)
+      EXPECT_EQ(h[i * 8 + 4 + k],
+                data[(clampi(y0 + corner[k][1], H) * W + clampi(x0 + corner[k][0], W)) * 4 + 1])
+          << i << " corner " << k;
+  }
+}
+
 TEST(PtxTexture, TrilinearThreeDimensionalAndLayeredSampling) {
   CNUAS_REQUIRE_NVCC();
   const int W = 6, H = 3, D = 2, L = 3;
