@@ -7,7 +7,12 @@
 #   as tuned CUTLASS and cuBLAS FP16 GEMMs measure on H100 SXM
 #   (docs/models/gpu-performance.md);
 # - the same GEMM with ldmatrix + mma.sync consumers (128 x 128 tiles, no clusters) predicts
-#   less than 3/4 of the wgmma kernel's throughput.
+#   less than 3/4 of the wgmma kernel's throughput;
+# - the wgmma kernel's power reaches the 700 W TDP, as dense tensor GEMMs do on H100 SXM
+#   (profiles/gpu-arch/h100-sxm.yaml [DS][GF]): the power manager lowers the SM clock at least
+#   once, and the kernel's average power lies between 85 % of the TDP (its first and last
+#   microseconds, filling and draining the pipeline, run below the limit) and 105 % (the first
+#   interval runs at full clock before the manager acts).
 # Usage: wgmma_performance.sh CNUAS PROGRAM OUT_DIR M N K
 set -euo pipefail
 cnuas=$1 program=$2 out=$3 m=$4 n=$5 k=$6
@@ -26,6 +31,13 @@ grep -q PASS "$out/wgmma.txt"
   -- "$program" "$m" "$n" "$k" --mma-sync --no-check > "$out/mma_sync.txt"
 grep -q PASS "$out/mma_sync.txt"
 wgmma=$(tflops "$out/wgmma.json") mma_sync=$(tflops "$out/mma_sync.json")
+# The kernel's summary comes last in the statistics (its windows' summaries come before).
+power=$(grep '"average_power_w"' "$out/wgmma.json" | tail -1 | tr -dc '0-9.')
+throttles=$(grep -m1 '"throttle_events"' "$out/wgmma.json" | tr -dc '0-9')
+echo "wgmma average power $power W, ${throttles:-0} throttle events"
+awk -v p="$power" -v t="${throttles:-0}" 'BEGIN {
+  if (t < 1) { print "the wgmma GEMM never reached the 700 W limit"; exit 1 }
+  if (p < 0.85 * 700 || p > 1.05 * 700) { printf "wgmma power %.1f W not near 700 W\n", p; exit 1 } }'
 echo "${m}x${n}x${k} FP16: wgmma $wgmma TFLOPS, mma.sync $mma_sync TFLOPS, peak $peak_tflops"
 awk -v w="$wgmma" -v s="$mma_sync" -v p="$peak_tflops" 'BEGIN {
   f = w / p;
