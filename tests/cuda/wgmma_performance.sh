@@ -21,7 +21,7 @@ rm -rf "$out" && mkdir -p "$out"
 unset LD_LIBRARY_PATH
 tflops() {  # kernel time from the model's statistics -> TFLOPS
   local ps
-  ps=$(grep -m1 '"time_ps"' "$1" | tr -dc '0-9')
+  ps=$(grep -m1 '^   "time_ps"' "$1" | tr -dc '0-9')  # the kernel's, not its clock spans' 
   awk -v p="$ps" -v m="$m" -v n="$n" -v k="$k" 'BEGIN { printf "%.1f", 2 * m * n * k / (p * 1e-12) / 1e12 }'
 }
 "$cnuas" exec --gpu-mode performance --gpu-arch h100-sxm --gpu-stats "$out/wgmma.json" \
@@ -31,8 +31,8 @@ grep -q PASS "$out/wgmma.txt"
   -- "$program" "$m" "$n" "$k" --mma-sync --no-check > "$out/mma_sync.txt"
 grep -q PASS "$out/mma_sync.txt"
 wgmma=$(tflops "$out/wgmma.json") mma_sync=$(tflops "$out/mma_sync.json")
-# The kernel's summary comes last in the statistics (its windows' summaries come before).
-power=$(grep '"average_power_w"' "$out/wgmma.json" | tail -1 | tr -dc '0-9.')
+# The kernel's summary (indented 4: not the device's, 3, nor a window's, 6).
+power=$(grep -m1 '^    "average_power_w"' "$out/wgmma.json" | tr -dc '0-9.')
 throttles=$(grep -m1 '"throttle_events"' "$out/wgmma.json" | tr -dc '0-9')
 echo "wgmma average power $power W, ${throttles:-0} throttle events"
 awk -v p="$power" -v t="${throttles:-0}" 'BEGIN {

@@ -5,11 +5,13 @@
 // instruction).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/kernel/errors.h"
 #include "gpu/perf_json.h"
+#include "gpu/perf_report.h"
 #include "gpu/power_model.h"
 #include "gpu_harness.h"
 
@@ -180,6 +182,18 @@ TEST(GpuPower, ALowLimitStepsTheClockDownAndTheKernelTakesLonger) {
   EXPECT_NEAR(windows.back()["clock_mhz"].get<double>(), 700.0, 1.0);
   // Same run, same bytes.
   EXPECT_EQ(capped.json.dump(), run_fma(unit_arch_with("", power_section("11.5 W"))).json.dump());
+  // The report says so: 100 ns of about 252 us at 1000 MHz (0.0 %), the rest at 700 MHz.
+  const ArchConfig arch = unit_arch_with("", power_section("11.5 W"));
+  const std::string dir = ::testing::TempDir() + "/cnuas-gpu-power-report";
+  std::filesystem::remove_all(dir);
+  write_report(dir, {{&capped.run, &arch, "gpu0"}});
+  std::ifstream in(dir + "/index.html");
+  std::stringstream html;
+  html << in.rdbuf();
+  EXPECT_NE(html.str().find("<tr><th>SM clock (power capping)</th><td>1 throttle and 0 raise "
+                            "events; 1000 MHz 0.0 %, 700 MHz 100.0 %</td></tr>"),
+            std::string::npos)
+      << html.str().substr(0, 3000);
 }
 
 }  // namespace
