@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "gpu/power_model.h"
 #include "stream_run.h"
 
 using namespace cnuas;
@@ -25,15 +26,18 @@ int sc_main(int argc, char* argv[]) {
     const gpu::Counters& t = s.run.total;
     std::uint64_t data = 0;
     for (std::uint64_t v : t.bank_data_ps) data += v;
+    const gpu::Energy energy = gpu::energy_of(t, arch, s.run.time_ps);
+    const double seconds = static_cast<double>(s.run.time_ps) * 1e-12;
     std::printf(
         "%-6s %8.1f GB/s (%.1f %% of peak), %llu cycles; DRAM bus busy %.1f %%, row hits "
-        "%.1f %%\n",
+        "%.1f %%; power %.0f W (DRAM %.0f W)\n",
         kernel, s.bytes_per_s / 1e9, 100 * s.bytes_per_s / peak,
         static_cast<unsigned long long>(s.run.cycles),
         100.0 * static_cast<double>(data) /
             (static_cast<double>(s.run.time_ps) * arch.dram.channels),
         100.0 * static_cast<double>(t.dram_row_hits) /
-            static_cast<double>(t.dram_row_hits + t.dram_activates + 1));
+            static_cast<double>(t.dram_row_hits + t.dram_activates + 1),
+        energy.total() / seconds, energy.dram / seconds);
   }
   return 0;
 }

@@ -156,6 +156,14 @@ void read_energy(const Fields& f, EnergyConfig& e) {
   e.dram_burst_pj = f.picojoules("energy.dram_burst");
   e.static_w = f.quantity("energy.static_power");
   e.sm_active_w = f.quantity("energy.sm_active_power");
+  e.tensor_flop_pj = f.picojoules("energy.tensor_flop");
+}
+
+void read_power(const Fields& f, PowerConfig& p) {
+  p.tdp_w = f.quantity("power.tdp");
+  p.clock_step_hz = f.quantity("power.clock_step");
+  p.min_clock_hz = f.quantity("power.min_clock");
+  p.interval_ps = f.time_ps("power.interval");
 }
 
 bool power_of_two(std::uint64_t v) {
@@ -196,6 +204,8 @@ void check_consistency(const ArchConfig& a, const Fields& f) {
        "dram.tRFC must be shorter than dram.tREFI (or tREFI 0 for no refresh)");
   need(a.dram.banks % a.dram.bank_groups == 0, "dram.bank_groups",
        "dram.bank_groups must divide dram.banks");
+  need(a.power.min_clock_hz <= a.sm.clock_hz, "power.min_clock",
+       "power.min_clock must be at most sm.clock");
 }
 
 ArchConfig parse(const YamlSource& src) {
@@ -210,6 +220,7 @@ ArchConfig parse(const YamlSource& src) {
   read_l2(f, a.l2);
   read_dram(f, a.dram);
   read_energy(f, a.energy);
+  read_power(f, a.power);
   check_consistency(a, f);
   return a;
 }

@@ -124,8 +124,19 @@ struct EnergyConfig {
   Rational noc_flit_pj;                           // per flit on the crossbar
   Rational dram_activate_pj;                      // per activate+precharge
   Rational dram_burst_pj;                         // per burst read or written
-  Rational static_w;     // leakage and clocks of the whole GPU while a kernel runs
-  Rational sm_active_w;  // per SM with resident warps, on top of static
+  Rational static_w;        // leakage and clocks of the whole GPU while a kernel runs
+  Rational sm_active_w;     // per SM with resident warps, on top of static
+  Rational tensor_flop_pj;  // per FLOP of a tensor instruction, on top of its instruction energy
+};
+
+// Power management: above `tdp_w` (0: none) over an interval, the SM clock
+// steps down by `clock_step_hz` (to no less than `min_clock_hz`) until the
+// power fits, and back up when it falls.
+struct PowerConfig {
+  Rational tdp_w;
+  Rational clock_step_hz;
+  Rational min_clock_hz;
+  std::uint64_t interval_ps = 0;
 };
 
 struct ArchConfig {
@@ -137,6 +148,7 @@ struct ArchConfig {
   L2Config l2;
   DramConfig dram;
   EnergyConfig energy;
+  PowerConfig power;
 };
 
 // Reads a strict profile; errors name file:line:col, the key and what is accepted.

@@ -160,7 +160,22 @@ void declare_energy(Schema& s) {
       .quantity("energy.static_power", Dimension::Power, std::nullopt,
                 "leakage and clocks of the whole GPU while a kernel runs")
       .quantity("energy.sm_active_power", Dimension::Power, std::nullopt,
-                "per SM with resident warps, on top of static_power");
+                "per SM with resident warps, on top of static_power")
+      .quantity("energy.tensor_flop", Dimension::Energy, "0 pJ",
+                "per FLOP of mma.sync, wmma.mma and wgmma.mma_async, on top of the tensor "
+                "instruction's energy");
+}
+
+void declare_power(Schema& s) {
+  s.quantity("power.tdp", Dimension::Power, "0 W",
+             "power limit: above it over an interval the SM clock steps down (0: no limit)")
+      .quantity("power.clock_step", Dimension::Frequency, "15 MHz",
+                "one step of the SM clock under power management", true)
+      .quantity("power.min_clock", Dimension::Frequency, "200 MHz",
+                "lowest SM clock power management sets", true)
+      .quantity("power.interval", Dimension::Time, "1 us",
+                "the power manager averages power over this interval and then sets the clock",
+                true);
 }
 
 Schema declare() {
@@ -178,6 +193,7 @@ Schema declare() {
   declare_l2(s);
   declare_dram(s);
   declare_energy(s);
+  declare_power(s);
   return s;
 }
 

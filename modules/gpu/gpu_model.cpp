@@ -13,6 +13,7 @@
 #include "gpu/l2_slice.h"
 #include "gpu/mem_request.h"
 #include "gpu/noc.h"
+#include "gpu/power_manager.h"
 #include "gpu/sm.h"
 #include "gpu/warp_deps.h"
 
@@ -60,9 +61,22 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
   std::vector<std::unique_ptr<ptx::Executor::Cta>> spare;  // finished CTAs, for their storage
   std::string failed;     // the kernel that faulted, after which the model cannot run on
   L2AccessPolicy policy;  // the running kernel's
+  PowerManager power;
+
+  // At the end of a power interval: a new clock applies from a cycle no SM evaluated yet.
+  void manage_power(std::uint64_t now_ps) {
+    std::uint64_t earliest = 0;
+    for (auto& sm : sms) earliest = std::max(earliest, sm->evaluated());
+    if (const auto from = power.control(now_ps, earliest, stats.total()))
+      for (auto& sm : sms) sm->clock_changed(*from);
+  }
 
   Top(sc_core::sc_module_name name, ArchConfig a, std::uint64_t sample_cycles)
-      : sc_core::sc_module(name), arch(std::move(a)), stats(arch, sample_cycles), map(arch) {
+      : sc_core::sc_module(name),
+        arch(std::move(a)),
+        stats(arch, sample_cycles),
+        map(arch),
+        power(arch, stats.sm_clock()) {
     placement = std::make_unique<ClusterPlacement>(arch.sm);
     noc = std::make_unique<Noc>("noc", arch, events, stats);
     for (std::uint32_t i = 0; i < arch.sm.count; ++i) {
@@ -248,10 +262,11 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
   }
   t.policy = policy;
   for (auto& slice : t.slices) slice->set_policy(t.policy);
-  const Clock clock(t.arch.sm.clock_hz);
+  const SmClock& clock = t.stats.sm_clock();
   const std::uint64_t start_ps = t.events.now();
   const std::uint64_t start = clock.cycle_at_or_after(start_ps);
   t.stats.reset(start);
+  t.power.begin(start, clock.ps(start), t.stats.total());
   for (auto& sm : t.sms) sm->begin(start);
   try {
     t.dispatch(start);
@@ -259,6 +274,7 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
     // them; the kernel's time so far goes to the progress line every 4096 events.
     for (std::uint64_t n = 1; t.events.run_one(); ++n) {
       t.stats.coarsen_if_automatic();
+      if (t.power.due(t.events.now())) t.manage_power(t.events.now());
       if (n % 4096 == 0)
         progress::gpu_kernel_ps.store(t.events.now() - start_ps, std::memory_order_relaxed);
     }
@@ -294,6 +310,15 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
   result.total = t.stats.total();
   result.windows = t.stats.windows();
   result.sample_cycles = t.stats.sample_cycles();
+  const std::uint64_t kernel_start_ps = clock.ps(start);
+  for (const SmClock::Segment& s : clock.segments()) {
+    if (s.first_cycle >= end) break;
+    if (s.first_cycle <= start) result.clock.clear();
+    const std::uint64_t from = std::max(s.first_cycle, start);
+    result.clock.push_back({from - start, clock.ps(from) - kernel_start_ps, s.hz});
+  }
+  result.throttle_events = t.power.throttle_events();
+  result.raise_events = t.power.raise_events();
   t.events.advance_to(clock.ps(end));
   return result;
 }

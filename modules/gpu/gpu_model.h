@@ -36,6 +36,15 @@ struct KernelRun {
   Counters total;
   std::deque<Counters> windows;     // one per sample_cycles SM cycles
   std::uint64_t sample_cycles = 0;  // chosen from the kernel's length when built with 0
+  // The SM clock over the kernel, one span per frequency (kernel-relative cycle and time it
+  // starts from); more than one only when power management changed the clock.
+  struct ClockSpan {
+    std::uint64_t first_cycle = 0, first_ps = 0;
+    Rational hz;
+  };
+  std::vector<ClockSpan> clock;
+  std::uint32_t throttle_events = 0;  // times power management lowered the clock
+  std::uint32_t raise_events = 0;     // and raised it again
 };
 
 class PerformanceGpu {

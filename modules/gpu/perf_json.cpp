@@ -1,5 +1,7 @@
 #include "gpu/perf_json.h"
 
+#include <map>
+
 #include "gpu/clock.h"
 #include "gpu/power_model.h"
 
@@ -28,9 +30,22 @@ nlohmann::json energy_json(const Energy& e) {
 
 }  // namespace
 
-nlohmann::json summary_json(const Counters& c, const ArchConfig& arch, std::uint64_t cycles) {
+bool clock_changed(const KernelRun& run) {
+  return run.clock.size() > 1 || run.throttle_events + run.raise_events > 0;
+}
+
+std::uint64_t kernel_ps(const KernelRun& run, const ArchConfig& arch, std::uint64_t cycle) {
+  if (run.clock.size() <= 1) return duration_ps(arch, cycle);
+  std::size_t i = run.clock.size() - 1;
+  while (i > 0 && run.clock[i].first_cycle > cycle) --i;
+  const KernelRun::ClockSpan& s = run.clock[i];
+  return s.first_ps + Clock(s.hz).ps(cycle - s.first_cycle);
+}
+
+nlohmann::json summary_json(const Counters& c, const ArchConfig& arch, std::uint64_t cycles,
+                            std::uint64_t run_ps) {
   const std::uint64_t instructions = sum(c.sm_instructions);
-  const std::uint64_t ps = duration_ps(arch, cycles);
+  const std::uint64_t ps = run_ps ? run_ps : duration_ps(arch, cycles);
   const double seconds = static_cast<double>(ps) * 1e-12;
   nlohmann::json j;
   j["cycles"] = cycles;
@@ -90,7 +105,31 @@ nlohmann::json kernel_json(const KernelRun& run, const ArchConfig& arch) {
   j["time_ps"] = run.time_ps;
   j["ctas"] = run.ctas;
   j["ctas_per_sm"] = run.ctas_per_sm;
-  j["summary"] = summary_json(run.total, arch, run.cycles);
+  const bool throttled = clock_changed(run);
+  j["summary"] = summary_json(run.total, arch, run.cycles, throttled ? run.time_ps : 0);
+  if (throttled) {
+    // Power management: each clock change, and the time at each clock.
+    nlohmann::json changes = nlohmann::json::array();
+    std::map<std::uint64_t, std::uint64_t> time_at_khz;
+    for (std::size_t i = 0; i < run.clock.size(); ++i) {
+      const KernelRun::ClockSpan& s = run.clock[i];
+      const std::uint64_t until =
+          i + 1 < run.clock.size() ? run.clock[i + 1].first_ps : run.time_ps;
+      const auto khz = static_cast<std::uint64_t>((s.hz / Rational(1000)).to_double() + 0.5);
+      time_at_khz[khz] += until - s.first_ps;
+      changes.push_back(
+          {{"cycle", s.first_cycle}, {"time_ps", s.first_ps}, {"clock_mhz", khz / 1e3}});
+    }
+    nlohmann::json at = nlohmann::json::array();
+    for (auto it = time_at_khz.rbegin(); it != time_at_khz.rend(); ++it)
+      at.push_back({{"clock_mhz", it->first / 1e3}, {"time_ps", it->second}});
+    j["sm_clock"] = {{"max_mhz", arch.sm.clock_hz.to_double() / 1e6},
+                     {"tdp_w", arch.power.tdp_w.to_double()},
+                     {"throttle_events", run.throttle_events},
+                     {"raise_events", run.raise_events},
+                     {"spans", changes},
+                     {"time_at_clock", at}};
+  }
   nlohmann::json sm_ipc = nlohmann::json::array();
   for (std::uint64_t n : run.total.sm_instructions) sm_ipc.push_back(ratio(n, run.cycles));
   j["sm_ipc"] = sm_ipc;
@@ -122,7 +161,12 @@ nlohmann::json kernel_json(const KernelRun& run, const ArchConfig& arch) {
     const std::uint64_t start = w * run.sample_cycles;
     if (start >= run.cycles) break;
     const std::uint64_t cycles = std::min(run.sample_cycles, run.cycles - start);
-    nlohmann::json s = summary_json(c, arch, cycles);
+    const std::uint64_t wps =
+        throttled ? kernel_ps(run, arch, start + cycles) - kernel_ps(run, arch, start)
+                  : duration_ps(arch, cycles);
+    nlohmann::json s = summary_json(c, arch, cycles, throttled ? wps : 0);
+    if (throttled)
+      s["clock_mhz"] = wps ? static_cast<double>(cycles) * 1e6 / static_cast<double>(wps) : 0.0;
     s["start_cycle"] = start;
     nlohmann::json ipc = nlohmann::json::array();
     for (std::uint64_t n : c.sm_instructions) ipc.push_back(ratio(n, cycles));
@@ -131,7 +175,6 @@ nlohmann::json kernel_json(const KernelRun& run, const ArchConfig& arch) {
     for (std::size_t b = 0; b < c.bank_data_ps.size(); ++b)
       eff.push_back(ratio(c.bank_data_ps[b], c.bank_active_ps[b]));
     s["dram_bank_efficiency"] = eff;
-    const std::uint64_t wps = duration_ps(arch, cycles);
     const Energy e = energy_of(c, arch, wps);
     const double sec = static_cast<double>(wps) * 1e-12;
     s["power_w"] = {{"core", e.core / sec}, {"l1", e.l1 / sec},     {"l2", e.l2 / sec},

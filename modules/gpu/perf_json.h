@@ -12,8 +12,15 @@
 
 namespace cnuas::gpu {
 
-// Derived figures of one counter set over `cycles` SM cycles.
-nlohmann::json summary_json(const Counters& c, const ArchConfig& arch, std::uint64_t cycles);
+// Derived figures of one counter set over `cycles` SM cycles, which took `ps` picoseconds (0:
+// `cycles` at sm.clock).
+nlohmann::json summary_json(const Counters& c, const ArchConfig& arch, std::uint64_t cycles,
+                            std::uint64_t ps = 0);
+// Picoseconds from a kernel's start to its kernel-relative SM cycle `cycle`, through the clock
+// changes power management made.
+std::uint64_t kernel_ps(const KernelRun& run, const ArchConfig& arch, std::uint64_t cycle);
+// Whether power management changed the SM clock during the kernel.
+bool clock_changed(const KernelRun& run);
 // A kernel: its summary, its per-SM and per-bank detail and its time series.
 nlohmann::json kernel_json(const KernelRun& run, const ArchConfig& arch);
 

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <stdexcept>
 
 #include "core/outputs/xml_text.h"
@@ -183,6 +185,21 @@ double occupancy(const KernelRun& r, const ArchConfig& arch) {
   return ratio(std::uint64_t{r.ctas_per_sm} * r.warps_per_cta, arch.sm.max_warps);
 }
 
+// Time at each SM clock, as "1980 MHz 12.0 %, 1500 MHz 88.0 %" (highest first).
+std::string clock_summary(const KernelRun& r) {
+  std::map<double, std::uint64_t, std::greater<double>> at;
+  for (std::size_t i = 0; i < r.clock.size(); ++i) {
+    const std::uint64_t until = i + 1 < r.clock.size() ? r.clock[i + 1].first_ps : r.time_ps;
+    at[r.clock[i].hz.to_double() / 1e6] += until - r.clock[i].first_ps;
+  }
+  std::string out;
+  for (const auto& [mhz, ps] : at)
+    out += fmt::format(
+        "{}{:.0f} MHz {:.1f} %", out.empty() ? "" : ", ", mhz,
+        r.time_ps ? 100.0 * static_cast<double>(ps) / static_cast<double>(r.time_ps) : 0.0);
+  return out;
+}
+
 std::string comparison_table(const std::vector<ReportedKernel>& kernels) {
   std::string html =
       "<h2>Kernels compared</h2>\n<table>\n<tr><th>#</th><th>kernel</th><th>GPU</th><th>time "
@@ -192,7 +209,8 @@ std::string comparison_table(const std::vector<ReportedKernel>& kernels) {
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     const KernelRun& r = *kernels[k].run;
     const ArchConfig& arch = *kernels[k].arch;
-    const nlohmann::json s = summary_json(r.total, arch, r.cycles);
+    const nlohmann::json s =
+        summary_json(r.total, arch, r.cycles, clock_changed(r) ? r.time_ps : 0);
     html += fmt::format(
         "<tr><td>{}</td><th><a href=\"#k{}\">{}</a></th><td>{}</td><td>{:.3f}</td><td>{}</td><td>"
         "{}</td><td>{:.3f}</td><td>{:.1f}</td><td>{:.0f} %</td><td>{:.1f} %</td><td>{:.1f} "
@@ -240,7 +258,8 @@ void write_report(const std::string& dir, const std::vector<ReportedKernel>& ker
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     const KernelRun& r = *kernels[k].run;
     const ArchConfig& arch = *kernels[k].arch;
-    const nlohmann::json s = summary_json(r.total, arch, r.cycles);
+    const nlohmann::json s =
+        summary_json(r.total, arch, r.cycles, clock_changed(r) ? r.time_ps : 0);
     const std::string name = demangled(r.kernel);
     html += fmt::format("<h2 id=\"k{}\">{}. {} on {} ({})</h2>\n", k + 1, k + 1, xml_escape(name),
                         xml_escape(kernels[k].device), xml_escape(arch.name));
@@ -259,6 +278,10 @@ void write_report(const std::string& dir, const std::vector<ReportedKernel>& ker
                     std::uint64_t{r.ctas_per_sm} * r.warps_per_cta, arch.sm.max_warps));
     row("cycles", std::to_string(r.cycles));
     row("time", fmt::format("{:.3f} us", static_cast<double>(r.time_ps) * 1e-6));
+    if (clock_changed(r))
+      row("SM clock (power capping)",
+          fmt::format("{} throttle and {} raise events; {}", r.throttle_events, r.raise_events,
+                      clock_summary(r)));
     row("sample interval", fmt::format("{} cycles", r.sample_cycles));
     row("warp instructions", std::to_string(s["warp_instructions"].get<std::uint64_t>()));
     row("IPC", fmt::format("{:.3f}", s["ipc"].get<double>()));

@@ -43,6 +43,7 @@ void Counters::add(const Counters& o) {
   dram_writes += o.dram_writes;
   dram_activates += o.dram_activates;
   dram_row_hits += o.dram_row_hits;
+  tensor_flops += o.tensor_flops;
   add_vector(bank_data_ps, o.bank_data_ps);
   add_vector(bank_active_ps, o.bank_active_ps);
   add_vector(channel_active_ps, o.channel_active_ps);

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gpu/arch_config.h"
-#include "gpu/clock.h"
+#include "gpu/sm_clock.h"
 
 namespace cnuas::gpu {
 
@@ -27,6 +27,7 @@ struct Counters {
   std::array<std::uint64_t, kStalls> stalls{};  // scheduler cycles without an issue, by reason
   std::array<std::uint64_t, kUnits> unit_instructions{};
   std::uint64_t thread_instructions = 0;
+  std::uint64_t tensor_flops = 0;            // of mma.sync, wmma.mma and wgmma.mma_async
   std::uint64_t l1_hits = 0, l1_misses = 0;  // sectors
   std::uint64_t shared_wavefronts = 0, shared_accesses = 0;
   std::uint64_t l2_hits = 0, l2_misses = 0;  // sectors
@@ -68,6 +69,9 @@ class PerfRecorder {
   // The window counters for SM cycle `cycle` / time `ps`.
   Counters& at_cycle(std::uint64_t cycle);
   Counters& at_ps(std::uint64_t ps) { return at_cycle(sm_clock_.cycle_at_or_after(ps)); }
+  // The SM clock, which power management may slow down and speed up.
+  SmClock& sm_clock() { return sm_clock_; }
+  const SmClock& sm_clock() const { return sm_clock_; }
 
   // `count` scheduler cycles from `first` with no issue, for `reason`.
   void stall(std::uint32_t sm, std::uint64_t first, std::uint64_t count, Stall reason,
@@ -86,7 +90,7 @@ class PerfRecorder {
   bool automatic_;
   std::uint64_t sample_cycles_;
   std::uint64_t base_ = 0;
-  Clock sm_clock_;
+  SmClock sm_clock_;
   Counters total_;
   // A deque: callers hold a window while later ones are added (DRAM bursts book ahead).
   std::deque<Counters> windows_;

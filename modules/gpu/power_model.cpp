@@ -17,6 +17,7 @@ Energy energy_of(const Counters& c, const ArchConfig& arch, std::uint64_t durati
   for (std::uint64_t a : c.sm_active_cycles) active_cycles += a;
   const double cycle_s = 1.0 / arch.sm.clock_hz.to_double();
   out.core += e.sm_active_w.to_double() * static_cast<double>(active_cycles) * cycle_s;
+  out.core += pj(e.tensor_flop_pj, c.tensor_flops);
   out.l1 =
       pj(e.l1_access_pj, c.l1_hits + c.l1_misses) + pj(e.shared_access_pj, c.shared_wavefronts);
   out.l2 = pj(e.l2_access_pj, c.l2_hits + c.l2_misses);

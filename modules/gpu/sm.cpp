@@ -27,7 +27,7 @@ Sm::Sm(sc_core::sc_module_name name, std::uint32_t index, const ArchConfig& arch
       to_l1("to_l1"),
       index_(index),
       arch_(arch),
-      clock_(arch.sm.clock_hz),
+      clock_(stats.sm_clock()),
       events_(events),
       pool_(pool),
       stats_(stats),
@@ -125,6 +125,12 @@ void Sm::wake(std::uint64_t cycle) {
   events_.schedule(clock_.ps(cycle), this, kTick, reinterpret_cast<void*>(++generation_));
 }
 
+void Sm::clock_changed(std::uint64_t from) {
+  if (!scheduled_ || scheduled_cycle_ < from) return;
+  events_.schedule(clock_.ps(scheduled_cycle_), this, kTick,
+                   reinterpret_cast<void*>(++generation_));
+}
+
 void Sm::on_event(std::uint32_t, void* data, std::uint64_t) {
   if (reinterpret_cast<std::uint64_t>(data) != generation_) return;  // superseded by a wake
   scheduled_ = false;
@@ -159,7 +165,7 @@ void Sm::run_from(std::uint64_t c) {
     next = std::min(next, pending_wake_);
     pending_wake_ = kNever;
     if (resident_ctas_ == 0 || next == kNever) break;  // sleeps until a CTA or a response
-    if (clock_.ps(next) < events_.next_time()) {
+    if (clock_.ps(next) < std::min(events_.next_time(), clock_.next_change_ps())) {
       c = next;  // nothing else happens before: no need to go through the calendar
       continue;
     }
@@ -296,6 +302,7 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
     ++k->unit_instructions[u];
     ++k->issue[lanes];
     k->thread_instructions += lanes;
+    k->tensor_flops += d.tensor_flops;
   }
   not_before_[slot] = 0;
   // A barrier instruction may have stopped this warp or released its CTA's

@@ -17,10 +17,10 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 
-#include "gpu/clock.h"
 #include "gpu/event_queue.h"
 #include "gpu/mem_request.h"
 #include "gpu/perf_stats.h"
+#include "gpu/sm_clock.h"
 #include "gpu/warp_deps.h"
 #include "ptx/executor.h"
 
@@ -70,6 +70,9 @@ class Sm : public sc_core::sc_module, public EventTarget {
   std::uint64_t evaluated() const { return evaluated_; }
   // A description of each live warp, for a kernel that cannot finish.
   std::string blocked_warps() const;
+  // The SM clock changed from cycle `from`: a tick already in the calendar for a later cycle
+  // moves to that cycle's new time.
+  void clock_changed(std::uint64_t from);
 
   void on_event(std::uint32_t kind, void* data, std::uint64_t now_ps) override;
 
@@ -98,7 +101,7 @@ class Sm : public sc_core::sc_module, public EventTarget {
 
   std::uint32_t index_;
   const ArchConfig& arch_;
-  Clock clock_;
+  const SmClock& clock_;  // shared by all SMs (PerfRecorder::sm_clock)
   EventQueue& events_;
   RequestPool& pool_;
   PerfRecorder& stats_;

@@ -151,6 +151,10 @@ WarpDeps DepsCache::decode(const ptx::Instruction& i) {
   d.writes_carry = i.has(ptx::kCc);
   d.waits_for_memory = has_result && d.unit == ptx::UnitClass::Memory;
   if (i.op == Opcode::wgmma) describe_wgmma(i, d);
+  if (i.matrix.kind == ptx::MatrixOp::Kind::Mma)
+    d.tensor_flops = i.op == Opcode::wgmma
+                         ? d.wgmma_flops
+                         : 2ull * i.matrix.m * i.matrix.n * i.matrix.k / (i.matrix.sparse ? 2 : 1);
   return d;
 }
 

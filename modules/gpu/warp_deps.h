@@ -48,6 +48,8 @@ class WarpDeps {
   WgmmaInput wgmma_input = WgmmaInput::F16;
   std::uint32_t wgmma_wait = 0;
   std::uint64_t wgmma_flops = 0;
+  // FLOP this warp's issue of an mma.sync, wmma.mma or wgmma.mma_async does (for its energy).
+  std::uint64_t tensor_flops = 0;
 
  private:
   static constexpr std::size_t kInline = 12;

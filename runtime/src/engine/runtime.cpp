@@ -205,15 +205,18 @@ void Runtime::write_gpu_outputs() {
       const gpu::ArchConfig* arch = d.desc.device->performance_architecture();
       if (!arch) continue;
       gpu::Counters sum;
-      std::uint64_t cycles = 0, kernels = 0;
+      std::uint64_t cycles = 0, kernels = 0, ps = 0;
+      bool throttled = false;  // power capping changed a kernel's SM clock: time from ps
       for (const PerformanceKernel& k : performance_runs_)
         if (k.device == d.desc.element) {
           sum.add(k.run.total);
           cycles += k.run.cycles;
+          ps += k.run.time_ps;
+          throttled = throttled || gpu::clock_changed(k.run);
           ++kernels;
         }
       if (kernels == 0) continue;
-      nlohmann::json dj = gpu::summary_json(sum, *arch, cycles);
+      nlohmann::json dj = gpu::summary_json(sum, *arch, cycles, throttled ? ps : 0);
       dj["device"] = d.desc.element;
       dj["architecture"] = arch->name;
       // What CUDA programs were told, which may be another part than the
