@@ -521,6 +521,7 @@ struct GangHandlers {
       const auto form = static_cast<FastForm>(f);
       of[f] = integer_gang_handler(form);
       if (!of[f]) of[f] = memory_gang_handler(form);
+      if (!of[f]) of[f] = float_gang_handler(form);
     }
   }
 };

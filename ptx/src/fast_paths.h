@@ -28,5 +28,6 @@ FastHandler float_fast_handler(FastForm f);    // ops_float.cpp
 // The gang handler of a form; null for forms that have none.
 GangHandler integer_gang_handler(FastForm f);  // ops_integer.cpp
 GangHandler memory_gang_handler(FastForm f);   // ops_memory.cpp
+GangHandler float_gang_handler(FastForm f);    // ops_float.cpp
 
 }  // namespace cnuas::ptx

@@ -163,14 +163,18 @@ __attribute__((target("fma"))) void fma_f32_lanes_fma(u64* d, const u64* a, cons
 void fma_f32_lanes_plain(u64* d, const u64* a, const u64* b, const u64* x, std::uint32_t m) {
   fma_f32_lanes_body(d, a, b, x, m);
 }
-void fma_f32(Ctx& c, const Instruction& i) {
-  using Lanes = void (*)(u64*, const u64*, const u64*, const u64*, std::uint32_t);
+using FmaLanes = void (*)(u64*, const u64*, const u64*, const u64*, std::uint32_t);
+FmaLanes fma_lanes() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const Lanes lanes =
+  static const FmaLanes lanes =
       __builtin_cpu_supports("fma") ? fma_f32_lanes_fma : fma_f32_lanes_plain;
 #else
-  static const Lanes lanes = fma_f32_lanes_plain;
+  static const FmaLanes lanes = fma_f32_lanes_plain;
 #endif
+  return lanes;
+}
+void fma_f32(Ctx& c, const Instruction& i) {
+  const FmaLanes lanes = fma_lanes();
   std::uint64_t sa[32], sb[32], sc[32];
   const u64* a = c.src(i.ops[1], sa);
   const u64* b = c.src(i.ops[2], sb);
@@ -650,26 +654,59 @@ bool exec_float(Ctx& c, const Instruction& i) {
 // branches for round-to-nearest without .ftz or .sat.
 namespace {
 
-void add_f32(Ctx& c, const Instruction& i) {
-  map2(c, i, [](u64 a, u64 b) { return f32_to_bits(bits_to_f32(a) + bits_to_f32(b)); });
+u64 add_f32_lane(u64 a, u64 b) {
+  return f32_to_bits(bits_to_f32(a) + bits_to_f32(b));
 }
-void sub_f32(Ctx& c, const Instruction& i) {
-  map2(c, i, [](u64 a, u64 b) { return f32_to_bits(bits_to_f32(a) - bits_to_f32(b)); });
+u64 sub_f32_lane(u64 a, u64 b) {
+  return f32_to_bits(bits_to_f32(a) - bits_to_f32(b));
 }
-void mul_f32(Ctx& c, const Instruction& i) {
-  map2(c, i, [](u64 a, u64 b) { return f32_to_bits(bits_to_f32(a) * bits_to_f32(b)); });
+u64 mul_f32_lane(u64 a, u64 b) {
+  return f32_to_bits(bits_to_f32(a) * bits_to_f32(b));
+}
+template <u64 (*F)(u64, u64)>
+void one_warp2(Ctx& c, const Instruction& i) {
+  map2(c, i, F);
+}
+template <u64 (*F)(u64, u64)>
+bool gang2(const Gang& g, const Instruction& i) {
+  return gang_map2(g, i, F);
+}
+bool fma_f32_gang(const Gang& g, const Instruction& i) {
+  for (unsigned k = 0; k < 4; ++k)
+    if (!plain_register(i.ops[k])) return false;
+  const FmaLanes lanes = fma_lanes();
+  for (std::size_t k = 0; k < g.n; ++k) {
+    u64* r = g.regs[k];
+    lanes(r + row(i.ops[0]), r + row(i.ops[1]), r + row(i.ops[2]), r + row(i.ops[3]), ~0u);
+  }
+  return true;
 }
 
 }  // namespace
 
+GangHandler float_gang_handler(FastForm f) {
+  switch (f) {
+    case FastForm::AddF32:
+      return gang2<add_f32_lane>;
+    case FastForm::SubF32:
+      return gang2<sub_f32_lane>;
+    case FastForm::MulF32:
+      return gang2<mul_f32_lane>;
+    case FastForm::FmaF32:
+      return fma_f32_gang;
+    default:
+      return nullptr;
+  }
+}
+
 FastHandler float_fast_handler(FastForm f) {
   switch (f) {
     case FastForm::AddF32:
-      return add_f32;
+      return one_warp2<add_f32_lane>;
     case FastForm::SubF32:
-      return sub_f32;
+      return one_warp2<sub_f32_lane>;
     case FastForm::MulF32:
-      return mul_f32;
+      return one_warp2<mul_f32_lane>;
     case FastForm::FmaF32:
       return fma_f32;
     default:
