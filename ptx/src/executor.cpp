@@ -929,7 +929,7 @@ bool run_gang(State& s, std::size_t first, std::size_t end, unsigned budget) {
     const std::uint32_t pc = s.warps[first].simt[0].pc;
     if (pc >= fn.code.size()) break;
     const Instruction& i = fn.code[pc];
-    if (i.fast != FastForm::None && i.unsupported.empty()) {
+    if (i.fast != FastForm::None) {  // (never set on an unsupported form)
       // Unguarded, every lane active, below the instruction limit: the form's
       // gang handler when it has one and takes these operands.
       const GangHandler all = kGangHandlers.of[static_cast<std::size_t>(i.fast)];

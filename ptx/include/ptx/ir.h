@@ -325,6 +325,9 @@ enum class FastForm : std::uint8_t {
 
 struct Instruction {
   Opcode op = Opcode::Invalid;
+  // Set by the parser (fast_paths.h), None whenever `unsupported` is set.
+  // Next to op and guard: the warp loop reads these three first.
+  FastForm fast = FastForm::None;
   Type type = Type::None;   // the instruction type (last type suffix for most)
   Type type2 = Type::None;  // the other type (cvt source, setp/set destination ...)
   Type type3 = Type::None;  // video instructions: .dtype in type, .atype in type2, .btype here
@@ -341,12 +344,11 @@ struct Instruction {
   std::uint32_t column = 0;
   std::uint32_t reconverge = 0;  // for branches: the immediate post-dominator pc
   Operand ops[6];
-  MatrixOp matrix;                 // wmma only
-  SampleOp sample;                 // tex, tld4, txq, suld, sust, suq
-  BulkOp bulk;                     // cp.async.bulk*, cp.reduce.async.bulk*
-  std::string text;                // the source statement, for error messages only
-  std::string unsupported;         // why this form cannot run; empty when it can
-  FastForm fast = FastForm::None;  // set by the parser (fast_paths.h)
+  MatrixOp matrix;          // wmma only
+  SampleOp sample;          // tex, tld4, txq, suld, sust, suq
+  BulkOp bulk;              // cp.async.bulk*, cp.reduce.async.bulk*
+  std::string text;         // the source statement, for error messages only
+  std::string unsupported;  // why this form cannot run; empty when it can
   bool has(Flag f) const { return (flags & f) != 0; }
 };
 
