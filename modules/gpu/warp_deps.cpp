@@ -151,6 +151,7 @@ WarpDeps DepsCache::decode(const ptx::Instruction& i) {
   d.writes_carry = i.has(ptx::kCc);
   d.waits_for_memory = has_result && d.unit == ptx::UnitClass::Memory;
   if (i.op == Opcode::wgmma) describe_wgmma(i, d);
+  d.cache_hint = cache_hint_of(i);
   return d;
 }
 
