@@ -187,7 +187,7 @@ TEST(GpuArchProfile, L2PartitionKeysAreCheckedWithTheFieldAndWhatIsAccepted) {
   const ArchConfig h100 = load_arch("h100-sxm");
   EXPECT_EQ(h100.l2.partitions, 2u);
   EXPECT_EQ(h100.l2.far_latency, 57u);
-  EXPECT_EQ(h100.l2.far_bytes_per_cycle, 64u);
+  EXPECT_EQ(h100.l2.far_bytes_per_cycle, 128u);
   EXPECT_EQ(h100.l2.bytes_per_cycle, 64u);
   EXPECT_EQ(load_arch("gtx-1080-ti").l2.partitions, 1u);
 }
