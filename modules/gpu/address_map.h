@@ -6,11 +6,18 @@
 // next bank, so streaming accesses hit open rows. Each L2 slice sits in front
 // of one channel: slices / channels slices share a channel, interleaved by
 // `l2.interleave` within it.
+//
+// With two L2 partitions, the slices of the first half of the channels form partition 0 and the
+// rest partition 1 (so consecutive chunks, going to consecutive channels, spread over both),
+// and the SMs of the first half of the GPCs are near partition 0. A slice's mirror, the slice
+// of the same place in the other partition, holds that partition's copies of its lines.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "gpu/arch_config.h"
+#include "gpu/cluster_placement.h"
 
 namespace cnuas::gpu {
 
@@ -28,7 +35,12 @@ class AddressMap {
         chunk_(a.dram.interleave_bytes),
         chunks_per_row_(a.dram.row_bytes / a.dram.interleave_bytes),
         slices_(a.l2.slices),
-        l2_chunk_(a.l2.interleave_bytes) {}
+        l2_chunk_(a.l2.interleave_bytes),
+        partitions_(a.l2.partitions) {
+    const ClusterPlacement gpcs(a.sm);
+    for (std::uint32_t sm = 0; sm < a.sm.count; ++sm)
+      sm_partition_.push_back(gpcs.gpc_of(sm) * partitions_ / gpcs.gpcs());
+  }
 
   DramLocation dram(std::uint64_t address) const {
     const std::uint64_t chunk = address / chunk_;
@@ -44,6 +56,17 @@ class AddressMap {
     return channel * per_channel + static_cast<std::uint32_t>(within);
   }
 
+  std::uint32_t partition_of_slice(std::uint32_t slice) const {
+    return slice * partitions_ / slices_;
+  }
+  // Where an SM's access to a line homed at `home` goes: the home slice when it is in the SM's
+  // partition, else its mirror (the SM's partition keeps the copies).
+  std::uint32_t near_slice(std::uint32_t home, std::uint32_t sm) const {
+    if (partitions_ == 1 || partition_of_slice(home) == sm_partition_[sm]) return home;
+    return mirror(home);
+  }
+  std::uint32_t mirror(std::uint32_t slice) const { return (slice + slices_ / 2) % slices_; }
+
   // The address with the bits that chose the slice taken out: dense within a
   // slice, so that the slice's cache sets are all used.
   std::uint64_t slice_local(std::uint64_t address) const {
@@ -57,12 +80,13 @@ class AddressMap {
     return address / (chunk_ * channels_) * chunk_ + address % chunk_;
   }
 
- public:
  private:
   std::uint32_t channels_, banks_;
   std::uint64_t chunk_, chunks_per_row_;
   std::uint32_t slices_;
   std::uint64_t l2_chunk_;
+  std::uint32_t partitions_;
+  std::vector<std::uint32_t> sm_partition_;
 };
 
 }  // namespace cnuas::gpu

@@ -119,6 +119,9 @@ void read_l2(const Fields& f, L2Config& l2) {
   l2.hit_latency = f.u32("l2.hit_latency");
   l2.bytes_per_cycle = f.bytes32("l2.bytes_per_cycle");
   l2.interleave_bytes = f.bytes32("l2.interleave");
+  l2.partitions = f.u32("l2.partitions");
+  l2.far_latency = f.u32("l2.far_latency");
+  l2.far_bytes_per_cycle = f.bytes32("l2.far_bytes_per_cycle");
 }
 
 void read_dram(const Fields& f, DramConfig& d) {
@@ -189,6 +192,13 @@ void check_consistency(const ArchConfig& a, const Fields& f) {
        "l2.slices must be a multiple of dram.channels (each slice sits in front of one channel)");
   need(power_of_two(a.l2.interleave_bytes) && a.l2.interleave_bytes >= a.l2.line_bytes,
        "l2.interleave", "l2.interleave must be a power of two of at least one line");
+  need(a.l2.partitions == 1 || a.dram.channels % 2 == 0, "l2.partitions",
+       "l2.partitions 2 needs an even dram.channels (each partition holds half the channels)");
+  need(a.l2.partitions == 1 || a.l2.far_bytes_per_cycle >= a.l2.sector_bytes,
+       "l2.far_bytes_per_cycle",
+       "l2.far_bytes_per_cycle must be at least one sector (l2.sector) with two partitions");
+  need(a.l2.partitions == 1 || a.sm.gpcs % 2 == 0, "l2.partitions",
+       "l2.partitions 2 needs an even sm.gpcs (each partition serves half the GPCs)");
   need(power_of_two(a.dram.interleave_bytes) && a.dram.interleave_bytes >= a.l1.line_bytes,
        "dram.interleave", "dram.interleave must be a power of two of at least one line");
   need(a.dram.row_bytes % a.dram.interleave_bytes == 0, "dram.row",

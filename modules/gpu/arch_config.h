@@ -95,6 +95,12 @@ struct L2Config {
   std::uint32_t hit_latency = 100;     // L2 cycles, tag and data
   std::uint32_t bytes_per_cycle = 64;  // per slice
   std::uint32_t interleave_bytes = 256;
+  // Two partitions (H100): each caches, for the SMs of its half of the GPCs, copies of lines
+  // homed in the other; a copy is fetched over the partition crossbar, far_latency L2 cycles
+  // each way, far_bytes_per_cycle per slice pair and direction. 1: one uniform L2.
+  std::uint32_t partitions = 1;
+  std::uint32_t far_latency = 0;
+  std::uint32_t far_bytes_per_cycle = 0;
 };
 
 struct DramConfig {

@@ -106,7 +106,17 @@ void declare_l2(Schema& s) {
       .quantity("l2.interleave", Dimension::Data, std::nullopt,
                 "consecutive chunks of this size go to consecutive slices of a channel (a power "
                 "of two of at least one line)",
-                true);
+                true)
+      .integer("l2.partitions", 1,
+               "L2 partitions: 2 splits slices and SMs in halves, each half caching copies of the "
+               "other's lines for its own SMs (dram.channels even)",
+               1, 2)
+      .integer("l2.far_latency", 0,
+               "L2 cycles across the crossbar between the partitions, each way (0 with one)", 0,
+               kMaxCycles)
+      .quantity("l2.far_bytes_per_cycle", Dimension::Data, "0 B",
+                "bytes per L2 cycle the partition crossbar moves per slice pair and direction "
+                "(at least one sector with two partitions)");
 }
 
 void declare_dram(Schema& s) {

@@ -31,6 +31,12 @@ class Clock {
   }
   // Picoseconds of `cycles` cycles (rounded up), as a duration.
   std::uint64_t span_ps(std::uint64_t cycles) const { return ps(cycles); }
+  // Picoseconds to move `units` at `per_cycle` units a cycle (rounded up): a port that moves
+  // 64 bytes a cycle is busy half a cycle for 32.
+  std::uint64_t span_ps(std::uint64_t units, std::uint64_t per_cycle) const {
+    const u128 n = static_cast<u128>(units) * num_, d = static_cast<u128>(per_cycle) * den_;
+    return static_cast<std::uint64_t>((n + d - 1) / d);
+  }
 
  private:
   u128 num_ = 1, den_ = 1;

@@ -97,6 +97,9 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
       noc->to_l2[s]->bind(slices.back()->from_noc);
       slices.back()->to_dram.bind(*channels[s / per_channel]->from_l2[s % per_channel]);
     }
+    if (arch.l2.partitions == 2)
+      for (std::uint32_t s = 0; s < arch.l2.slices; ++s)
+        slices[s]->set_mirror(slices[map.mirror(s)].get());
   }
 
   std::unique_ptr<ptx::Executor::Cta> make_cta(std::uint64_t linear) {

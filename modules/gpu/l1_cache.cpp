@@ -30,12 +30,25 @@ tlm::tlm_sync_enum L1Cache::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tl
     phase = tlm::END_REQ;
     return tlm::TLM_UPDATED;
   }
+  const CacheHint hint{r.hint};
+  if (hint.has(CacheHint::kBypassL1) && r.access == Access::Read) {
+    // .cg/.cv: to L2 after the L1 stage, without looking at or filling the tags.
+    stats_.total().l1_misses += sectors;
+    stats_.at_ps(t).l1_misses += sectors;
+    send(r, r.sectors, Access::Read, t + hit_ps_);
+    phase = tlm::END_REQ;
+    return tlm::TLM_UPDATED;
+  }
   switch (r.access) {
     case Access::Write: {
       // Write-through: the sectors go on to L2; the line is updated when present
-      // (or allocated, when the profile says so). The warp does not wait.
+      // (or allocated, when the profile says so), or dropped by a store that
+      // bypasses L1 (.cg/.cv). The warp does not wait.
       const std::uint32_t valid = tags_.lookup(r.line, r.line);
-      if (valid || cfg_.write_allocate) tags_.fill(r.line, r.line, r.sectors, false);
+      if (hint.has(CacheHint::kBypassL1))
+        tags_.invalidate(r.line, r.line, r.sectors);
+      else if (valid || cfg_.write_allocate)
+        tags_.fill(r.line, r.line, r.sectors, false, l1_retention(hint));
       send(r, r.sectors, Access::Write, t);
       phase = tlm::BEGIN_RESP;
       return tlm::TLM_COMPLETED;
@@ -85,9 +98,13 @@ void L1Cache::send(MemRequest& upstream, std::uint32_t sectors, Access a, std::u
   d->sectors = sectors;
   d->access = a;
   d->sm = sm_;
-  d->slice = map_.slice(upstream.line);
+  d->home = map_.slice(upstream.line);
+  d->slice = map_.near_slice(d->home, sm_);
+  d->hint = upstream.hint;
   d->bytes = static_cast<std::uint32_t>(__builtin_popcount(sectors)) * cfg_.sector_bytes;
-  d->waiter = a == Access::Atomic || upstream.tma ? &upstream : nullptr;
+  // The waiter hears of the response itself: it was not tracked in the MSHRs.
+  const bool bypass = a == Access::Read && CacheHint{upstream.hint}.has(CacheHint::kBypassL1);
+  d->waiter = a == Access::Atomic || upstream.tma || bypass ? &upstream : nullptr;
   d->seal();
   events_.schedule(at, this, kSend, d);
 }
@@ -102,10 +119,12 @@ void L1Cache::respond(MemRequest& r) {
 tlm::tlm_sync_enum L1Cache::nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                             sc_core::sc_time&) {
   MemRequest& d = MemRequest::of(p);
-  if (d.waiter) {  // an atomic, or a TMA read
+  if (d.waiter) {  // an atomic, a TMA read or a read past L1
     respond(*static_cast<MemRequest*>(d.waiter));
   } else {
-    tags_.fill(d.line, d.line, d.sectors, false);
+    const CacheHint hint{d.hint};
+    if (!hint.has(CacheHint::kL1NoAllocate))
+      tags_.fill(d.line, d.line, d.sectors, false, l1_retention(hint));
     done_.clear();
     mshrs_.arrive(d.line, d.sectors, done_);
     for (MemRequest* r : done_) respond(*r);

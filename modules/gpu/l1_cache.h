@@ -10,6 +10,7 @@
 #include <systemc>
 
 #include "gpu/address_map.h"
+#include "gpu/cache_hint.h"
 #include "gpu/clock.h"
 #include "gpu/event_queue.h"
 #include "gpu/mshr_table.h"
@@ -37,6 +38,9 @@ class L1Cache : public sc_core::sc_module, public EventTarget {
   bool read(MemRequest& r, std::uint64_t t);
   void send(MemRequest& upstream, std::uint32_t sectors, Access a, std::uint64_t at);
   void respond(MemRequest& r);
+  static Retention l1_retention(CacheHint h) {
+    return h.has(CacheHint::kL1Streaming) ? Retention::Streaming : Retention::Normal;
+  }
 
   std::uint32_t sm_;
   const L1Config& cfg_;

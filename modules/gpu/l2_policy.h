@@ -22,8 +22,11 @@ struct L2AccessPolicy {
   // The retention of an access to `line` (its line-aligned address). Which
   // lines of the window get `hit` is fixed per line, so that a line keeps its
   // property from one access to the next, and spread evenly over the window.
+  bool covers(std::uint64_t line) const {
+    return bytes != 0 && line >= base && line - base < bytes;
+  }
   Retention retention(std::uint64_t line, std::uint32_t line_bytes) const {
-    if (bytes == 0 || line < base || line - base >= bytes) return Retention::Normal;
+    if (!covers(line)) return Retention::Normal;
     const std::uint64_t h = (line / line_bytes) * 0x9E3779B97F4A7C15ull;
     const double u = static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
     return u < hit_ratio ? hit : miss;

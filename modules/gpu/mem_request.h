@@ -30,7 +30,9 @@ struct MemRequest {
   std::uint32_t sectors = 0;  // sectors of the line this request covers
   Access access = Access::Read;
   std::uint32_t sm = 0;     // the SM that asked (responses go back there)
-  std::uint32_t slice = 0;  // the L2 slice that owns the line
+  std::uint32_t slice = 0;  // the L2 slice it goes to: the line's home, or the SM's near copy of it
+  std::uint32_t home = 0;   // the L2 slice that owns the line
+  std::uint8_t hint = 0;    // CacheHint bits of the instruction
   std::uint32_t bytes = 0;  // data bytes moved (sectors x sector size)
   void* waiter = nullptr;   // who completes when the response arrives (owner-defined)
   bool tma = false;         // the SM's copy engine asked: L1 passes it on and back untouched
@@ -79,6 +81,7 @@ class RequestPool {
   void put(MemRequest* r) {
     r->waiter = nullptr;
     r->tma = false;
+    r->hint = 0;
     free_.push_back(r);
   }
 

@@ -103,6 +103,7 @@ void Sm::global_access(WarpSlot& w, const WarpDeps& d, std::uint32_t base,
     r->sm = index_;
     r->bytes = static_cast<std::uint32_t>(__builtin_popcount(lines[k].sectors)) * l1.sector_bytes;
     r->waiter = t;
+    r->hint = d.cache_hint.bits;
     r->issued_ps = at;
     r->seal();
     tlm::tlm_phase phase = tlm::BEGIN_REQ;

@@ -83,4 +83,8 @@ void TagArray::invalidate(std::uint64_t line, std::uint64_t set_key, std::uint32
   }
 }
 
+void TagArray::invalidate_clean(std::uint64_t line, std::uint64_t set_key, std::uint32_t sectors) {
+  if (Way* w = find(line, set_key)) w->valid &= ~(sectors & ~w->dirty);
+}
+
 }  // namespace cnuas::gpu

@@ -35,6 +35,8 @@ class TagArray {
                 Retention retention = Retention::Normal);
   // Drops sectors of a present line (an atomic performed further out).
   void invalidate(std::uint64_t line, std::uint64_t set_key, std::uint32_t sectors);
+  // Drops the clean ones of `sectors` (dirty sectors are the newest data and stay).
+  void invalidate_clean(std::uint64_t line, std::uint64_t set_key, std::uint32_t sectors);
   // How many ways of each set persisting lines may hold; 0: none persist.
   void set_persisting_ways(std::uint32_t ways) { persisting_ways_ = ways < ways_ ? ways : ways_; }
   std::uint32_t ways() const { return ways_; }

@@ -155,6 +155,7 @@ WarpDeps DepsCache::decode(const ptx::Instruction& i) {
     d.tensor_flops = i.op == Opcode::wgmma
                          ? d.wgmma_flops
                          : 2ull * i.matrix.m * i.matrix.n * i.matrix.k / (i.matrix.sparse ? 2 : 1);
+  d.cache_hint = cache_hint_of(i);
   return d;
 }
 

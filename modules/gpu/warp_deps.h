@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpu/cache_hint.h"
 #include "ptx/ir.h"
 #include "ptx/unit_class.h"
 
@@ -37,6 +38,7 @@ class WarpDeps {
 
   ptx::UnitClass unit = ptx::UnitClass::Int;
   bool waits_for_memory = false;  // a load or atomic whose result comes from the memory system
+  CacheHint cache_hint;           // a global load's or store's cache qualifiers
   // The carry flag of add.cc / addc / mad.cc chains: state of the warp outside the registers.
   bool reads_carry = false;
   bool writes_carry = false;

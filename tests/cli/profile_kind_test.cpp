@@ -54,12 +54,12 @@ TEST(ProfileKind, DescribeNamesEveryKeyTheShippedProfilesWrite) {
   ASSERT_EQ(md.exit_code, 0) << md.err;
   ASSERT_EQ(text.exit_code, 0) << text.err;
   // h100-sxm.yaml writes every field (description included): 2 top-level, 13 sm
-  // scalars + 8 pipes x 2 + 4 wgmma rates + 2 dsmem + 3 tma, 12 l1, 4 noc, 10 l2, 20 dram (14 +
-  // bank_groups, tCCD_L, tRRD, tWTR, tRTW, refresh_per_bank), 8 + 9 energy (tensor_flop
-  // included), 4 power = 107.
+  // scalars + 8 pipes x 2 + 4 wgmma rates + 2 dsmem + 3 tma, 12 l1, 4 noc, 13 l2 (10 +
+  // partitions, far_latency, far_bytes_per_cycle), 20 dram (14 + bank_groups, tCCD_L, tRRD,
+  // tWTR, tRTW, refresh_per_bank), 8 + 9 energy (tensor_flop included), 4 power = 110.
   std::vector<std::string> leaves;
   leaf_names(YAML::LoadFile(source_path("profiles/gpu-arch/h100-sxm.yaml")), "", leaves);
-  ASSERT_EQ(leaves.size(), 107u);
+  ASSERT_EQ(leaves.size(), 110u);
   for (const std::string& name : leaves) {
     EXPECT_NE(md.out.find("| `" + name + "` |"), std::string::npos) << name;
     EXPECT_NE(text.out.find("    " + name + " "), std::string::npos) << name;

@@ -3,9 +3,10 @@
 # H100 SXM profile, against that profile's dense FP16 peak
 # (sm.count x sm.wgmma.f16 x sm.clock = 132 x 4096 FLOP x 1.98 GHz = 1070.5 TFLOPS):
 # - the wgmma kernel as CUTLASS 3 runs it on H100 (--cluster: 128 x 256 tiles, 2 x 2
-#   clusters sharing operand halves by TMA multicast) predicts between 60 % and 80 % of it,
-#   as tuned CUTLASS and cuBLAS FP16 GEMMs measure on H100 SXM
-#   (docs/models/gpu-performance.md);
+#   clusters sharing operand halves by TMA multicast) predicts between 60 % and 90 % of it,
+#   as tuned CUTLASS and cuBLAS FP16 GEMMs measure on H100 SXM (519 to 966 TFLOPS, 48 to
+#   90 % of this peak; docs/models/gpu-performance.md). (The bound was 80 % while the
+#   profile's L2 gave half its measured bandwidth and held the kernel back.)
 # - the same GEMM with ldmatrix + mma.sync consumers (128 x 128 tiles, no clusters) predicts
 #   less than 3/4 of the wgmma kernel's throughput;
 # - the wgmma kernel's power reaches the 700 W TDP, as dense tensor GEMMs do on H100 SXM
@@ -41,6 +42,6 @@ awk -v p="$power" -v t="${throttles:-0}" 'BEGIN {
 echo "${m}x${n}x${k} FP16: wgmma $wgmma TFLOPS, mma.sync $mma_sync TFLOPS, peak $peak_tflops"
 awk -v w="$wgmma" -v s="$mma_sync" -v p="$peak_tflops" 'BEGIN {
   f = w / p;
-  if (f < 0.60 || f > 0.80) { printf "wgmma at %.1f %% of peak, outside 60-80 %%\n", 100 * f; exit 1 }
+  if (f < 0.60 || f > 0.90) { printf "wgmma at %.1f %% of peak, outside 60-90 %%\n", 100 * f; exit 1 }
   if (s >= 0.75 * w) { printf "mma.sync %.1f is not clearly below wgmma %.1f\n", s, w; exit 1 }
   printf "wgmma %.1f %% of peak, mma.sync %.1f %%\n", 100 * f, 100 * s / p }'

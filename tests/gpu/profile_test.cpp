@@ -170,6 +170,28 @@ TEST(GpuArchProfile, BadProfilesNameTheFileLineKeyAndWhatIsAccepted) {
             "most 4294967295 bytes (4 GiB - 1)");
 }
 
+TEST(GpuArchProfile, L2PartitionKeysAreCheckedWithTheFieldAndWhatIsAccepted) {
+  const std::string l2 = "  bytes_per_cycle: 64 B\n";
+  const std::string three = error_of(l2, l2 + "  partitions: 3\n");
+  // Line 53, the value at column 15.
+  EXPECT_NE(three.find("bad.yaml:53:15: GPU architecture profile: field 'l2.partitions': 3 is out "
+                       "of range; expected integer 1..2"),
+            std::string::npos)
+      << three;
+  // The unit profile has one DRAM channel and one GPC: no halves to split.
+  const std::string odd = error_of(l2, l2 + "  partitions: 2\n  far_bytes_per_cycle: 32 B\n");
+  EXPECT_NE(odd.find("l2.partitions 2 needs an even dram.channels"), std::string::npos) << odd;
+  const std::string unit = error_of(l2, l2 + "  far_bytes_per_cycle: 32\n");
+  EXPECT_NE(unit.find("field 'l2.far_bytes_per_cycle': '32' has no unit"), std::string::npos)
+      << unit;
+  const ArchConfig h100 = load_arch("h100-sxm");
+  EXPECT_EQ(h100.l2.partitions, 2u);
+  EXPECT_EQ(h100.l2.far_latency, 57u);
+  EXPECT_EQ(h100.l2.far_bytes_per_cycle, 128u);
+  EXPECT_EQ(h100.l2.bytes_per_cycle, 64u);
+  EXPECT_EQ(load_arch("gtx-1080-ti").l2.partitions, 1u);
+}
+
 TEST(GpuArchProfile, UnknownBuiltInNamesListTheBuiltIns) {
   try {
     load_arch("h100");
