@@ -903,8 +903,6 @@ bool branch_together(State& s, std::size_t first, std::size_t end, const Instruc
   return true;
 }
 
-// Runs warps [first, end) in lock step while they stay together, for at most
-// `budget` instructions each; false when nothing was issued.
 // Every lane of warps [first, end) live, and each warp's frame registers;
 // both stay as they are while the gang runs fast forms.
 bool gang_rows(State& s, std::size_t first, std::size_t end, std::uint64_t** regs) {
@@ -917,6 +915,8 @@ bool gang_rows(State& s, std::size_t first, std::size_t end, std::uint64_t** reg
   return full;
 }
 
+// Runs warps [first, end) in lock step while they stay together, for at most
+// `budget` instructions each; false when nothing was issued.
 bool run_gang(State& s, std::size_t first, std::size_t end, unsigned budget) {
   if (!together(s, first, end)) return false;
   const Function& fn = *s.warps[first].frames[0].fn;

@@ -86,33 +86,12 @@ TEST(FastForms, GlobalCvtaIsTaggedAsAMovAndWindowedCvtaIsNot) {
   }
 }
 
-// Runs the same launches on both modules and compares every output byte and
-// the launch statistics.
-class BothWays {
- public:
-  explicit BothWays(const std::string& file)
-      : fast_(parse_kernels(file)), plain_(without_shortcuts(fast_.module())) {}
-  template <class T>
-  std::pair<std::uint64_t, std::uint64_t> upload(const std::vector<T>& v) {
-    return {fast_.upload(v), plain_.upload(v)};
-  }
-  template <class T>
-  void expect_same(std::pair<std::uint64_t, std::uint64_t> a, std::size_t n) {
-    EXPECT_EQ(fast_.download<T>(a.first, n), plain_.download<T>(a.second, n));
-  }
-  template <class Launch>
-  void launch(Launch&& l) {
-    const LaunchStats a = l(fast_, 0), b = l(plain_, 1);
-    EXPECT_EQ(a.warp_instructions, b.warp_instructions);
-    EXPECT_EQ(a.thread_instructions, b.thread_instructions);
-    EXPECT_EQ(a.global_bytes, b.global_bytes);
-    EXPECT_EQ(a.ctas, b.ctas);
-    EXPECT_GT(a.warp_instructions, 0u);
-  }
-
- private:
-  Device fast_, plain_;
-};
+// The kernels of `file` with the shortcuts and without them.
+DevicePair both_ways(const std::string& file) {
+  auto fast = std::make_unique<Device>(parse_kernels(file));
+  auto plain = std::make_unique<Device>(without_shortcuts(fast->module()));
+  return DevicePair(std::move(fast), std::move(plain));
+}
 
 template <class T>
 std::vector<T> pattern(std::size_t n, std::uint32_t seed) {
@@ -127,7 +106,7 @@ std::vector<T> pattern(std::size_t n, std::uint32_t seed) {
 
 TEST(FastForms, SameBytesAndStatisticsAsTheGenericPath) {
   CNUAS_REQUIRE_NVCC();
-  BothWays w("workloads.ptx");
+  DevicePair w = both_ways("workloads.ptx");
   constexpr int n = 48;  // not a multiple of the 16x16 tile: the bounds checks diverge
   const auto a = w.upload(pattern<float>(n * n, 1)), b = w.upload(pattern<float>(n * n, 2));
   const auto c = w.upload(pattern<float>(n * n, 3));
@@ -155,7 +134,7 @@ TEST(FastForms, SameBytesAndStatisticsAsTheGenericPath) {
 
 TEST(FastForms, SameBytesForIntegerAndControlKernels) {
   CNUAS_REQUIRE_NVCC();
-  BothWays ints("integer.ptx");
+  DevicePair ints = both_ways("integer.ptx");
   constexpr int n = 96;
   std::vector<unsigned> xs(n), ys(n);
   for (int i = 0; i < n; ++i) xs[i] = 0x9e3779b9u * (i + 1), ys[i] = 0x85ebca6bu ^ (i * 7919u);
@@ -166,7 +145,7 @@ TEST(FastForms, SameBytesForIntegerAndControlKernels) {
                     k ? y.second : y.first, k ? out.second : out.first, n);
   });
   ints.expect_same<unsigned>(out, n * 24);
-  BothWays control("control.ptx");
+  DevicePair control = both_ways("control.ptx");
   std::vector<int> in(256);
   for (int i = 0; i < 256; ++i) in[i] = (i * 37) % 101;
   const auto din = control.upload(in), dout = control.upload(std::vector<int>(256, 0));

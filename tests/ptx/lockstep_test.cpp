@@ -17,35 +17,12 @@ class NullObserver : public InstructionObserver {
                 const std::uint64_t*) override {}
 };
 
-// The same kernels on two devices, the second with warps one at a time.
-class BothOrders {
- public:
-  explicit BothOrders(const std::string& file) : together_(file), alone_(file) {
-    alone_.set_observer(&observer_);
-  }
-  template <class T>
-  std::pair<std::uint64_t, std::uint64_t> upload(const std::vector<T>& v) {
-    return {together_.upload(v), alone_.upload(v)};
-  }
-  template <class T>
-  void expect_same(std::pair<std::uint64_t, std::uint64_t> a, std::size_t n) {
-    EXPECT_EQ(together_.download<T>(a.first, n), alone_.download<T>(a.second, n));
-  }
-  template <class Launch>
-  void launch(Launch&& l) {
-    const LaunchStats a = l(together_, 0), b = l(alone_, 1);
-    EXPECT_EQ(a.warp_instructions, b.warp_instructions);
-    EXPECT_EQ(a.thread_instructions, b.thread_instructions);
-    EXPECT_EQ(a.global_bytes, b.global_bytes);
-    EXPECT_EQ(a.ctas, b.ctas);
-    EXPECT_GT(a.warp_instructions, 0u);
-  }
-  Device& together() { return together_; }
-
- private:
-  NullObserver observer_;
-  Device together_, alone_;
-};
+// The kernels of `file` on two devices, the second with warps one at a time.
+DevicePair both_orders(const std::string& file, NullObserver& observer) {
+  auto alone = std::make_unique<Device>(file);
+  alone->set_observer(&observer);
+  return DevicePair(std::make_unique<Device>(file), std::move(alone));
+}
 
 std::vector<float> ramp(std::size_t n, float scale) {
   std::vector<float> v(n);
@@ -55,7 +32,8 @@ std::vector<float> ramp(std::size_t n, float scale) {
 
 TEST(Lockstep, SameBytesAndStatisticsAsWarpsOneAtATime) {
   CNUAS_REQUIRE_NVCC();
-  BothOrders w("workloads.ptx");
+  NullObserver observer;
+  DevicePair w = both_orders("workloads.ptx", observer);
   // sgemm: shared-memory tiles and bar.sync in a loop; 48 is not a multiple of
   // the 16x16 tile, so the bounds checks diverge in the edge CTAs.
   constexpr int n = 48;
@@ -85,7 +63,7 @@ TEST(Lockstep, SameBytesAndStatisticsAsWarpsOneAtATime) {
 
   // integer_ops: every integer form with a gang handler (add, sub, mul.lo,
   // mul.wide, mad.lo, shl, and/or/xor, mov) on full warps, 24 results each.
-  BothOrders ints("integer.ptx");
+  DevicePair ints = both_orders("integer.ptx", observer);
   constexpr int t = 256;
   std::vector<unsigned> xs(t), ys(t);
   for (int k = 0; k < t; ++k) xs[k] = 0x9e3779b9u * (k + 1), ys[k] = 0x85ebca6bu ^ (k * 7919u);
@@ -97,7 +75,7 @@ TEST(Lockstep, SameBytesAndStatisticsAsWarpsOneAtATime) {
   });
   ints.expect_same<unsigned>(iout, t * 24);
 
-  BothOrders control("control.ptx");
+  DevicePair control = both_orders("control.ptx", observer);
   std::vector<int> in(512);
   for (int i = 0; i < 512; ++i) in[i] = (i * 37) % 101;
   const auto din = control.upload(in), dout = control.upload(std::vector<int>(512, 0));

@@ -107,4 +107,36 @@ class Device {
   InstructionObserver* observer_ = nullptr;
 };
 
+// The same launches on two devices that must agree (one with an engine
+// shortcut, one without): each launch's statistics are compared, and
+// expect_same compares an output's bytes.
+class DevicePair {
+ public:
+  DevicePair(std::unique_ptr<Device> a, std::unique_ptr<Device> b)
+      : a_(std::move(a)), b_(std::move(b)) {}
+  template <class T>
+  std::pair<std::uint64_t, std::uint64_t> upload(const std::vector<T>& v) {
+    return {a_->upload(v), b_->upload(v)};
+  }
+  template <class T>
+  void expect_same(std::pair<std::uint64_t, std::uint64_t> x, std::size_t n) {
+    EXPECT_EQ(a_->download<T>(x.first, n), b_->download<T>(x.second, n));
+  }
+  // l(device, k) launches on the first device (k = 0) or the second (k = 1).
+  template <class Launch>
+  void launch(Launch&& l) {
+    const LaunchStats a = l(*a_, 0), b = l(*b_, 1);
+    EXPECT_EQ(a.warp_instructions, b.warp_instructions);
+    EXPECT_EQ(a.thread_instructions, b.thread_instructions);
+    EXPECT_EQ(a.global_bytes, b.global_bytes);
+    EXPECT_EQ(a.ctas, b.ctas);
+    EXPECT_GT(a.warp_instructions, 0u);
+  }
+  Device& first() { return *a_; }
+  Device& second() { return *b_; }
+
+ private:
+  std::unique_ptr<Device> a_, b_;
+};
+
 }  // namespace cnuas::ptx::testing
