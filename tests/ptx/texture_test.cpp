@@ -42,6 +42,17 @@ TEST(PtxTexture, OneDimensionalFetchAndLinearFiltering) {
   }
 }
 
+// A W x H texture of four float channels over `data`, on `dev`.
+TextureDescriptor rgba_2d(Device& dev, const std::vector<float>& data, int W, int H) {
+  TextureDescriptor d;
+  d.base = dev.upload(data);
+  d.dims = 2;
+  d.width = W;
+  d.height = H;
+  d.channels = 4;
+  return d;
+}
+
 TEST(PtxTexture, NormalizedWrappedPointSamplingAndGather) {
   CNUAS_REQUIRE_NVCC();
   const int W = 5, H = 3;
@@ -49,12 +60,7 @@ TEST(PtxTexture, NormalizedWrappedPointSamplingAndGather) {
   for (int k = 0; k < W * H * 4; ++k) data[k] = static_cast<float>(k * 7 % 23) - 5;
   Device dev("texture.ptx");
   TextureTable table;
-  TextureDescriptor d;
-  d.base = dev.upload(data);
-  d.dims = 2;
-  d.width = W;
-  d.height = H;
-  d.channels = 4;
+  TextureDescriptor d = rgba_2d(dev, data, W, H);
   d.normalized_coords = true;
   d.address[0] = d.address[1] = AddressMode::Wrap;
   const std::uint64_t tex = table.create(d);
@@ -93,12 +99,7 @@ TEST(PtxTexture, UnnormalizedCoordinatesClampWhereWrapOrMirrorIsSet) {
   for (int k = 0; k < W * H * 4; ++k) data[k] = static_cast<float>(k * 11 % 29) - 7;
   Device dev("texture.ptx");
   TextureTable table;
-  TextureDescriptor d;
-  d.base = dev.upload(data);
-  d.dims = 2;
-  d.width = W;
-  d.height = H;
-  d.channels = 4;
+  TextureDescriptor d = rgba_2d(dev, data, W, H);
   d.address[0] = AddressMode::Wrap;
   d.address[1] = AddressMode::Mirror;
   const std::uint64_t tex = table.create(d);
