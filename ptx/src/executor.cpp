@@ -507,6 +507,7 @@ struct FastHandlers {
       of[f] = integer_fast_handler(form);
       if (!of[f]) of[f] = memory_fast_handler(form);
       if (!of[f]) of[f] = float_fast_handler(form);
+      if (!of[f]) of[f] = convert_fast_handler(form);
       if (!of[f]) std::abort();  // a form without a handler: a programming error
     }
   }
@@ -522,6 +523,7 @@ struct GangHandlers {
       of[f] = integer_gang_handler(form);
       if (!of[f]) of[f] = memory_gang_handler(form);
       if (!of[f]) of[f] = float_gang_handler(form);
+      if (!of[f]) of[f] = convert_gang_handler(form);
     }
   }
 };

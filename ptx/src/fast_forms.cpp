@@ -68,6 +68,67 @@ FastForm float_form(const Instruction& i) {
   }
 }
 
+bool float_compare(Cmp c) {  // the comparisons exec_float's compare_floats runs itself
+  switch (c) {
+    case Cmp::Eq:
+    case Cmp::Ne:
+    case Cmp::Lt:
+    case Cmp::Le:
+    case Cmp::Gt:
+    case Cmp::Ge:
+    case Cmp::Equ:
+    case Cmp::Neu:
+    case Cmp::Ltu:
+    case Cmp::Leu:
+    case Cmp::Gtu:
+    case Cmp::Geu:
+    case Cmp::Num:
+    case Cmp::Nan:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// sin/cos/ex2/lg2 (.approx, any .ftz), sqrt rounded to nearest, min/max and
+// setp without .ftz: exec_float's lane loops for them.
+FastForm float_unary_form(const Instruction& i) {
+  if (i.type != Type::F32) return FastForm::None;
+  switch (i.op) {
+    case Opcode::sin:
+      return FastForm::SinF32;
+    case Opcode::cos:
+      return FastForm::CosF32;
+    case Opcode::ex2:
+      return FastForm::Ex2F32;
+    case Opcode::lg2:
+      return FastForm::Lg2F32;
+    case Opcode::min:
+    case Opcode::max:
+      if (i.has(kFtz) || i.has(kSat) || i.has(kNaN)) return FastForm::None;
+      return i.op == Opcode::min ? FastForm::MinF32 : FastForm::MaxF32;
+    case Opcode::setp:  // compare_floats: no .ftz, no combining with a predicate
+      return !i.has(kFtz) && !i.has(kAnd) && !i.has(kOr) && !i.has(kXor) && float_compare(i.cmp)
+                 ? FastForm::SetpF32
+                 : FastForm::None;
+    case Opcode::sqrt:
+      return (i.round == Round::None || i.round == Round::Rn) && !i.has(kFtz) && !i.has(kSat)
+                 ? FastForm::SqrtF32
+                 : FastForm::None;
+    default:
+      return FastForm::None;
+  }
+}
+
+// cvt.rn.f32.u32 / .s32 (exec_convert's int_to_float in the default rounding).
+FastForm int_to_f32_form(const Instruction& i) {
+  if (i.type != Type::F32 || (i.round != Round::None && i.round != Round::Rn) || i.has(kSat) ||
+      i.ops[0].kind != Operand::Kind::Reg || i.ops[1].kind == Operand::Kind::Vector)
+    return FastForm::None;
+  if (i.type2 == Type::U32) return FastForm::CvtF32U32;
+  return i.type2 == Type::S32 ? FastForm::CvtF32S32 : FastForm::None;
+}
+
 }  // namespace
 
 FastForm fast_form(const Instruction& i) {
@@ -75,6 +136,11 @@ FastForm fast_form(const Instruction& i) {
   const bool arithmetic = i.op == Opcode::add || i.op == Opcode::sub || i.op == Opcode::mul ||
                           i.op == Opcode::fma || i.op == Opcode::mad;
   if (is_float(i.type) && arithmetic) return float_form(i);  // exec_float's, tried first
+  if (i.op == Opcode::sin || i.op == Opcode::cos || i.op == Opcode::ex2 || i.op == Opcode::lg2 ||
+      i.op == Opcode::sqrt || i.op == Opcode::min || i.op == Opcode::max ||
+      (i.op == Opcode::setp && i.type == Type::F32))
+    return float_unary_form(i);
+  if (i.op == Opcode::cvt) return int_to_f32_form(i);
   const unsigned bits = type_bits(i.type);
   switch (i.op) {
     case Opcode::mov:
@@ -100,6 +166,12 @@ FastForm fast_form(const Instruction& i) {
       if (!plain_arithmetic(i)) return FastForm::None;
       if (bits == 32) return i.op == Opcode::add ? FastForm::AddU32 : FastForm::SubU32;
       return i.op == Opcode::add ? FastForm::AddAny : FastForm::SubAny;
+    case Opcode::shr:
+      if (!integer_like(i.type) || bits != 32) return FastForm::None;
+      return is_signed(i.type) ? FastForm::ShrS32 : FastForm::ShrU32;
+    case Opcode::selp:  // the integer group's whatever the type (f32 too)
+      if (i.type == Type::Pred || i.ops[0].kind != Operand::Kind::Reg) return FastForm::None;
+      return bits == 32 ? FastForm::Selp32 : bits == 64 ? FastForm::Selp64 : FastForm::None;
     case Opcode::mul:
       if (!integer_like(i.type) || i.has(kHi) || bits != 32) return FastForm::None;
       if (!i.has(kWide)) return FastForm::MulLoU32;

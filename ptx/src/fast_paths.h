@@ -25,9 +25,11 @@ FastForm fast_form(const Instruction& i);
 FastHandler integer_fast_handler(FastForm f);  // ops_integer.cpp
 FastHandler memory_fast_handler(FastForm f);   // ops_memory.cpp
 FastHandler float_fast_handler(FastForm f);    // ops_float.cpp
+FastHandler convert_fast_handler(FastForm f);  // ops_convert.cpp
 // The gang handler of a form; null for forms that have none.
 GangHandler integer_gang_handler(FastForm f);  // ops_integer.cpp
 GangHandler memory_gang_handler(FastForm f);   // ops_memory.cpp
 GangHandler float_gang_handler(FastForm f);    // ops_float.cpp
+GangHandler convert_gang_handler(FastForm f);  // ops_convert.cpp
 
 }  // namespace cnuas::ptx

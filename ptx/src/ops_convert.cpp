@@ -2,6 +2,7 @@
 // .satfinite on the fp8 pairs), cvta between generic and state-space addresses, isspacep.
 #include <cmath>
 
+#include "fast_paths.h"
 #include "fp8.h"
 #include "half.h"
 #include "lanes.h"
@@ -281,6 +282,50 @@ bool exec_convert(Ctx& c, const Instruction& i) {
     }
     default:
       return false;
+  }
+}
+
+// --- Handlers for the frequent forms (fast_paths.h): int_to_float for a
+// 32-bit integer into f32 in the default rounding (to nearest).
+namespace {
+
+u64 f32_from_u32_lane(u64 a) {
+  return f32_to_bits(static_cast<float>(static_cast<std::uint32_t>(a)));
+}
+u64 f32_from_s32_lane(u64 a) {
+  return f32_to_bits(static_cast<float>(static_cast<std::int32_t>(a)));
+}
+
+template <u64 (*F)(u64)>
+void one_warp1(Ctx& c, const Instruction& i) {
+  map1(c, i, [](u64 a) { return F(a); });
+}
+template <u64 (*F)(u64)>
+bool gang1(const Gang& g, const Instruction& i) {
+  return gang_map1(g, i, [](u64 a) { return F(a); });
+}
+
+}  // namespace
+
+FastHandler convert_fast_handler(FastForm f) {
+  switch (f) {
+    case FastForm::CvtF32U32:
+      return one_warp1<f32_from_u32_lane>;
+    case FastForm::CvtF32S32:
+      return one_warp1<f32_from_s32_lane>;
+    default:
+      return nullptr;
+  }
+}
+
+GangHandler convert_gang_handler(FastForm f) {
+  switch (f) {
+    case FastForm::CvtF32U32:
+      return gang1<f32_from_u32_lane>;
+    case FastForm::CvtF32S32:
+      return gang1<f32_from_s32_lane>;
+    default:
+      return nullptr;
   }
 }
 

@@ -27,6 +27,26 @@ float sat(float v) {
   return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
 }
 
+// The approximate functions by the host's single-precision library (within
+// an ulp or so, inside the PTX ISA's bounds for each; a third of the time of
+// the double-precision ones, which a Monte Carlo kernel spends a quarter of
+// its time in).
+float sin_core(float a, float, float) {
+  return std::sin(a);
+}
+float cos_core(float a, float, float) {
+  return std::cos(a);
+}
+float lg2_core(float a, float, float) {
+  return std::log2(a);
+}
+float ex2_core(float a, float, float) {
+  return std::exp2(a);
+}
+u64 sqrt_f32_lane(u64 a) {  // round to nearest, no .ftz or .sat
+  return f32_to_bits(std::sqrt(bits_to_f32(a)));
+}
+
 template <class T>
 T fmin_ptx(T a, T b, bool nan_propagates) {
   if (std::isnan(a) || std::isnan(b)) {
@@ -50,8 +70,27 @@ T fmax_ptx(T a, T b, bool nan_propagates) {
 }
 
 // f32 operation with .ftz/.sat applied around a core.
+// The lane function of a one-operand f32 op `core` under the instruction's
+// .ftz and .sat (f32_op's, shared with the gang handlers).
+template <class F>
+auto f32_unary(const Instruction& i, F core) {
+  const bool z = i.has(kFtz), s = i.has(kSat);
+  return [z, s, core](u64 a) {
+    float v = bits_to_f32(a);
+    if (z) v = ftz(v);
+    v = core(v, 0.0f, 0.0f);
+    if (z) v = ftz(v);
+    if (s) v = sat(v);
+    return f32_to_bits(v);
+  };
+}
+
 template <class F>
 void f32_op(Ctx& c, const Instruction& i, unsigned arity, F core) {
+  if (arity == 1) {
+    map1(c, i, f32_unary(i, core));
+    return;
+  }
   const bool z = i.has(kFtz), s = i.has(kSat);
   auto wrap = [&](float v) {
     if (z) v = ftz(v);
@@ -59,9 +98,7 @@ void f32_op(Ctx& c, const Instruction& i, unsigned arity, F core) {
     return f32_to_bits(v);
   };
   auto in = [&](u64 b) { return z ? ftz(bits_to_f32(b)) : bits_to_f32(b); };
-  if (arity == 1)
-    map1(c, i, [&](u64 a) { return wrap(core(in(a), 0.0f, 0.0f)); });
-  else if (arity == 2)
+  if (arity == 2)
     map2(c, i, [&](u64 a, u64 b) { return wrap(core(in(a), in(b), 0.0f)); });
   else
     map3(c, i, [&](u64 a, u64 b, u64 x) { return wrap(core(in(a), in(b), in(x))); });
@@ -485,7 +522,7 @@ bool exec_float(Ctx& c, const Instruction& i) {
         return true;
       case Opcode::sqrt:
         if ((r == Round::None || r == Round::Rn) && !i.has(kFtz) && !i.has(kSat)) {
-          map1(c, i, [](u64 a) { return f32_to_bits(std::sqrt(bits_to_f32(a))); });
+          map1(c, i, [](u64 a) { return sqrt_f32_lane(a); });
           return true;
         }
         f32_rounded(c, i, 1, [](float a, float, float) {
@@ -499,20 +536,16 @@ bool exec_float(Ctx& c, const Instruction& i) {
         });
         return true;
       case Opcode::sin:
-        f32_op(c, i, 1,
-               [](float a, float, float) { return static_cast<float>(std::sin(double{a})); });
+        f32_op(c, i, 1, [](float a, float b, float x) { return sin_core(a, b, x); });
         return true;
       case Opcode::cos:
-        f32_op(c, i, 1,
-               [](float a, float, float) { return static_cast<float>(std::cos(double{a})); });
+        f32_op(c, i, 1, [](float a, float b, float x) { return cos_core(a, b, x); });
         return true;
       case Opcode::lg2:
-        f32_op(c, i, 1,
-               [](float a, float, float) { return static_cast<float>(std::log2(double{a})); });
+        f32_op(c, i, 1, [](float a, float b, float x) { return lg2_core(a, b, x); });
         return true;
       case Opcode::ex2:
-        f32_op(c, i, 1,
-               [](float a, float, float) { return static_cast<float>(std::exp2(double{a})); });
+        f32_op(c, i, 1, [](float a, float b, float x) { return ex2_core(a, b, x); });
         return true;
       case Opcode::tanh:
         f32_op(c, i, 1,
@@ -663,14 +696,39 @@ u64 sub_f32_lane(u64 a, u64 b) {
 u64 mul_f32_lane(u64 a, u64 b) {
   return f32_to_bits(bits_to_f32(a) * bits_to_f32(b));
 }
+// A lambda per lane function, so that map2/gang_map2 inline it (ops_integer.cpp).
 template <u64 (*F)(u64, u64)>
 void one_warp2(Ctx& c, const Instruction& i) {
-  map2(c, i, F);
+  map2(c, i, [](u64 a, u64 b) { return F(a, b); });
 }
 template <u64 (*F)(u64, u64)>
 bool gang2(const Gang& g, const Instruction& i) {
-  return gang_map2(g, i, F);
+  return gang_map2(g, i, [](u64 a, u64 b) { return F(a, b); });
 }
+template <float (*Core)(float, float, float)>
+void unary_f32(Ctx& c, const Instruction& i) {
+  f32_op(c, i, 1, [](float a, float b, float x) { return Core(a, b, x); });
+}
+template <float (*Core)(float, float, float)>
+bool unary_f32_gang(const Gang& g, const Instruction& i) {
+  return gang_map1(g, i, f32_unary(i, [](float a, float b, float x) { return Core(a, b, x); }));
+}
+u64 min_f32_lane(u64 a, u64 b) {
+  return f32_to_bits(fmin_ptx(bits_to_f32(a), bits_to_f32(b), false));
+}
+u64 max_f32_lane(u64 a, u64 b) {
+  return f32_to_bits(fmax_ptx(bits_to_f32(a), bits_to_f32(b), false));
+}
+void setp_f32(Ctx& c, const Instruction& i) {
+  compare_floats<float>(c, i);
+}
+void sqrt_f32(Ctx& c, const Instruction& i) {
+  map1(c, i, [](u64 a) { return sqrt_f32_lane(a); });
+}
+bool sqrt_f32_gang(const Gang& g, const Instruction& i) {
+  return gang_map1(g, i, [](u64 a) { return sqrt_f32_lane(a); });
+}
+
 bool fma_f32_gang(const Gang& g, const Instruction& i) {
   for (unsigned k = 0; k < 4; ++k)
     if (!plain_register(i.ops[k])) return false;
@@ -694,6 +752,20 @@ GangHandler float_gang_handler(FastForm f) {
       return gang2<mul_f32_lane>;
     case FastForm::FmaF32:
       return fma_f32_gang;
+    case FastForm::SinF32:
+      return unary_f32_gang<sin_core>;
+    case FastForm::CosF32:
+      return unary_f32_gang<cos_core>;
+    case FastForm::Ex2F32:
+      return unary_f32_gang<ex2_core>;
+    case FastForm::Lg2F32:
+      return unary_f32_gang<lg2_core>;
+    case FastForm::SqrtF32:
+      return sqrt_f32_gang;
+    case FastForm::MinF32:
+      return gang2<min_f32_lane>;
+    case FastForm::MaxF32:
+      return gang2<max_f32_lane>;
     default:
       return nullptr;
   }
@@ -709,6 +781,22 @@ FastHandler float_fast_handler(FastForm f) {
       return one_warp2<mul_f32_lane>;
     case FastForm::FmaF32:
       return fma_f32;
+    case FastForm::SinF32:
+      return unary_f32<sin_core>;
+    case FastForm::CosF32:
+      return unary_f32<cos_core>;
+    case FastForm::Ex2F32:
+      return unary_f32<ex2_core>;
+    case FastForm::Lg2F32:
+      return unary_f32<lg2_core>;
+    case FastForm::SqrtF32:
+      return sqrt_f32;
+    case FastForm::MinF32:
+      return one_warp2<min_f32_lane>;
+    case FastForm::MaxF32:
+      return one_warp2<max_f32_lane>;
+    case FastForm::SetpF32:
+      return setp_f32;
     default:
       return nullptr;
   }

@@ -710,6 +710,20 @@ u64 shl_u32_lane(u64 a, u64 b) {
   const u64 n = truncate(b, 32);
   return n >= 32 ? 0 : static_cast<std::uint32_t>(a << n);
 }
+u64 shr_u32_lane(u64 a, u64 b) {
+  const u64 n = truncate(b, 32);
+  return n >= 32 ? 0 : static_cast<std::uint32_t>(a) >> n;
+}
+u64 shr_s32_lane(u64 a, u64 b) {  // the sign fills in, 31 places at most
+  const u64 n = std::min<u64>(truncate(b, 32), 31);
+  return static_cast<std::uint32_t>(static_cast<std::int32_t>(a) >> n);
+}
+u64 selp_32_lane(u64 a, u64 b, u64 p) {
+  return static_cast<std::uint32_t>(p ? a : b);
+}
+u64 selp_64_lane(u64 a, u64 b, u64 p) {
+  return p ? a : b;
+}
 u64 and_lane(u64 a, u64 b) {
   return a & b;
 }
@@ -726,29 +740,33 @@ u64 mov_64_lane(u64 a) {
   return a;
 }
 
+// Each handler wraps its lane function in a lambda so that map*/gang_map* are
+// instantiated for that function and inline it: given the pointer itself, one
+// shared instantiation called it indirectly for every lane (half of a divergent
+// kernel's time).
 template <u64 (*F)(u64)>
 void one_warp1(Ctx& c, const Instruction& i) {
-  map1(c, i, F);
+  map1(c, i, [](u64 a) { return F(a); });
 }
 template <u64 (*F)(u64, u64)>
 void one_warp2(Ctx& c, const Instruction& i) {
-  map2(c, i, F);
+  map2(c, i, [](u64 a, u64 b) { return F(a, b); });
 }
 template <u64 (*F)(u64, u64, u64)>
 void one_warp3(Ctx& c, const Instruction& i) {
-  map3(c, i, F);
+  map3(c, i, [](u64 a, u64 b, u64 x) { return F(a, b, x); });
 }
 template <u64 (*F)(u64)>
 bool gang1(const Gang& g, const Instruction& i) {
-  return gang_map1(g, i, F);
+  return gang_map1(g, i, [](u64 a) { return F(a); });
 }
 template <u64 (*F)(u64, u64)>
 bool gang2(const Gang& g, const Instruction& i) {
-  return gang_map2(g, i, F);
+  return gang_map2(g, i, [](u64 a, u64 b) { return F(a, b); });
 }
 template <u64 (*F)(u64, u64, u64)>
 bool gang3(const Gang& g, const Instruction& i) {
-  return gang_map3(g, i, F);
+  return gang_map3(g, i, [](u64 a, u64 b, u64 x) { return F(a, b, x); });
 }
 
 void add_any(Ctx& c, const Instruction& i) {
@@ -793,6 +811,14 @@ FastHandler integer_fast_handler(FastForm f) {
       return one_warp3<mad_lo_u32_lane>;
     case FastForm::ShlU32:
       return one_warp2<shl_u32_lane>;
+    case FastForm::ShrU32:
+      return one_warp2<shr_u32_lane>;
+    case FastForm::ShrS32:
+      return one_warp2<shr_s32_lane>;
+    case FastForm::Selp32:
+      return one_warp3<selp_32_lane>;
+    case FastForm::Selp64:
+      return one_warp3<selp_64_lane>;
     case FastForm::And:
       return one_warp2<and_lane>;
     case FastForm::Or:
@@ -830,6 +856,14 @@ GangHandler integer_gang_handler(FastForm f) {
       return gang3<mad_lo_u32_lane>;
     case FastForm::ShlU32:
       return gang2<shl_u32_lane>;
+    case FastForm::ShrU32:
+      return gang2<shr_u32_lane>;
+    case FastForm::ShrS32:
+      return gang2<shr_s32_lane>;
+    case FastForm::Selp32:
+      return gang3<selp_32_lane>;
+    case FastForm::Selp64:
+      return gang3<selp_64_lane>;
     case FastForm::And:
       return gang2<and_lane>;
     case FastForm::Or:

@@ -5,6 +5,7 @@
 // kernels run on a copy of the module with both shortcuts off (no tags, every
 // register zeroed, as before they existed) give the same bytes and statistics.
 #include <algorithm>
+#include <cstring>
 
 #include "ptx_harness.h"
 
@@ -24,6 +25,12 @@ std::shared_ptr<const Module> without_shortcuts(const Module& m) {
     f.zeroed_registers_known = false;
   }
   return copy;
+}
+
+unsigned f32_bits(float f) {
+  unsigned b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
 }
 
 const Instruction* first_with_text(const Function& f, const std::string& text) {
@@ -154,6 +161,148 @@ TEST(FastForms, SameBytesForIntegerAndControlKernels) {
                     k ? dout.second : dout.first, 250);
   });
   control.expect_same<int>(dout, 256);
+}
+
+// Shifts right, selects, the approximate f32 functions, sqrt, int-to-f32
+// conversions, min/max and float setp; each thread writes 20 words. Threads
+// with tid % 3 == 0 skip the second half, so warps run both converged (in
+// gangs) and guarded.
+constexpr const char* kMoreForms = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry more_forms(.param .u64 in, .param .u64 out) {
+  .reg .b32 %r<20>;
+  .reg .f32 %f<20>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<4>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mad.lo.s32 %r3, %r2, 256, %r1;
+  mul.wide.u32 %rd3, %r3, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r4, [%rd4];
+  mul.wide.u32 %rd5, %r3, 80;
+  add.s64 %rd6, %rd2, %rd5;
+  and.b32 %r5, %r4, 63;
+  shr.u32 %r6, %r4, %r5;
+  shr.s32 %r7, %r4, %r5;
+  shr.b32 %r8, %r4, 7;
+  setp.lt.u32 %p1, %r4, 0x80000000;
+  selp.b32 %r9, %r6, %r7, %p1;
+  cvt.rn.f32.u32 %f1, %r4;
+  cvt.rn.f32.s32 %f2, %r4;
+  selp.f32 %f3, %f1, %f2, %p1;
+  cvt.u64.u32 %rd7, %r4;
+  selp.b64 %rd7, %rd7, %rd5, %p1;
+  mul.f32 %f4, %f2, 0f2F800000;
+  sin.approx.f32 %f5, %f4;
+  cos.approx.ftz.f32 %f6, %f4;
+  ex2.approx.ftz.f32 %f7, %f4;
+  abs.f32 %f8, %f4;
+  lg2.approx.f32 %f9, %f8;
+  sqrt.rn.f32 %f10, %f8;
+  max.f32 %f12, %f5, %f6;
+  min.f32 %f13, %f5, %f6;
+  setp.gtu.f32 %p3, %f5, %f6;
+  selp.f32 %f14, %f1, %f2, %p3;
+  st.global.f32 [%rd6+28], %f12;
+  st.global.f32 [%rd6+64], %f13;
+  st.global.f32 [%rd6+68], %f14;
+  st.global.u32 [%rd6], %r6;
+  st.global.u32 [%rd6+4], %r7;
+  st.global.u32 [%rd6+8], %r8;
+  st.global.u32 [%rd6+12], %r9;
+  st.global.f32 [%rd6+16], %f1;
+  st.global.f32 [%rd6+20], %f2;
+  st.global.f32 [%rd6+24], %f3;
+  st.global.u64 [%rd6+32], %rd7;
+  rem.u32 %r10, %r1, 3;
+  setp.eq.u32 %p2, %r10, 0;
+  @%p2 bra DONE;
+  st.global.f32 [%rd6+40], %f5;
+  st.global.f32 [%rd6+44], %f6;
+  st.global.f32 [%rd6+48], %f7;
+  st.global.f32 [%rd6+52], %f9;
+  st.global.f32 [%rd6+56], %f10;
+  sin.approx.ftz.f32 %f11, %f10;
+  shr.u32 %r11, %r4, 33;
+  st.global.f32 [%rd6+60], %f11;
+  st.global.u32 [%rd6+40], %r11;
+DONE:
+  ret;
+}
+)";
+
+TEST(FastForms, ShiftsSelectsApproximateFunctionsAndConversionsAsTheGenericPath) {
+  const auto m = Module::parse(kMoreForms, "more_forms.ptx");
+  const Function* kernel = m->find("more_forms");
+  ASSERT_NE(kernel, nullptr);
+  const std::pair<const char*, FastForm> expected[] = {
+      {"shr.u32", FastForm::ShrU32},
+      {"shr.s32", FastForm::ShrS32},
+      {"shr.b32", FastForm::ShrU32},
+      {"selp.b32", FastForm::Selp32},
+      {"selp.f32", FastForm::Selp32},
+      {"selp.b64", FastForm::Selp64},
+      {"cvt.rn.f32.u32", FastForm::CvtF32U32},
+      {"cvt.rn.f32.s32", FastForm::CvtF32S32},
+      {"cvt.u64.u32", FastForm::None},
+      {"sin.approx.f32", FastForm::SinF32},
+      {"cos.approx.ftz.f32", FastForm::CosF32},
+      {"ex2.approx.ftz.f32", FastForm::Ex2F32},
+      {"lg2.approx.f32", FastForm::Lg2F32},
+      {"sqrt.rn.f32", FastForm::SqrtF32},
+      {"max.f32", FastForm::MaxF32},
+      {"min.f32", FastForm::MinF32},
+      {"setp.gtu.f32", FastForm::SetpF32},
+      {"rem.u32", FastForm::None},
+  };
+  for (const auto& [text, form] : expected) {
+    const Instruction* i = first_with_text(*kernel, text);
+    ASSERT_NE(i, nullptr) << text;
+    EXPECT_EQ(i->fast, form) << i->text;
+  }
+  auto fast = std::make_unique<Device>(m);
+  auto plain = std::make_unique<Device>(without_shortcuts(*m));
+  DevicePair w(std::move(fast), std::move(plain));
+  constexpr int n = 2 * 256;
+  std::vector<unsigned> in(n);
+  for (int i = 0; i < n; ++i) in[i] = 0x9e3779b9u * static_cast<unsigned>(i + 1) ^ (i * 40503u);
+  in[0] = 0x80000000u;  // the extremes: the sign fills all 31 shifted places
+  in[1] = 0xffffffffu;
+  in[2] = 0;
+  const auto x = w.upload(in), out = w.upload(std::vector<unsigned>(n * 20, 0));
+  w.launch([&](Device& d, int k) {
+    return d.launch("more_forms", {2, 1, 1}, {256, 1, 1}, k ? x.second : x.first,
+                    k ? out.second : out.first);
+  });
+  w.expect_same<unsigned>(out, n * 20);
+  // Against the host, the exact ones: the shifts (a count of 32 or more
+  // empties an unsigned word and fills a signed one with its sign), the
+  // selections and the conversions rounded to nearest.
+  const std::vector<unsigned> got = w.first().download<unsigned>(out.first, n * 20);
+  for (int t = 0; t < n; ++t) {
+    const unsigned v = in[t], s = v & 63;
+    const unsigned* o = &got[static_cast<std::size_t>(t) * 20];
+    const unsigned shr_u = s >= 32 ? 0 : v >> s;
+    const unsigned shr_s = static_cast<unsigned>(static_cast<int>(v) >> std::min(s, 31u));
+    EXPECT_EQ(o[0], shr_u) << t;
+    EXPECT_EQ(o[1], shr_s) << t;
+    EXPECT_EQ(o[2], v >> 7) << t;
+    EXPECT_EQ(o[3], v < 0x80000000u ? shr_u : shr_s) << t;
+    const float fu = static_cast<float>(v), fs = static_cast<float>(static_cast<int>(v));
+    EXPECT_EQ(o[4], f32_bits(fu)) << t;
+    EXPECT_EQ(o[5], f32_bits(fs)) << t;
+    EXPECT_EQ(o[6], f32_bits(v < 0x80000000u ? fu : fs)) << t;
+    const std::uint64_t sel = v < 0x80000000u ? v : std::uint64_t{static_cast<unsigned>(t)} * 80;
+    EXPECT_EQ(o[8] | std::uint64_t{o[9]} << 32, sel) << t;
+    if (t % 256 % 3 != 0) {
+      EXPECT_EQ(o[10], 0u) << t;  // shr.u32 by 33
+    }
+  }
 }
 
 // %r2 is written in CTA 0 only (the guard reads %ctaid.x), %r4 on one side

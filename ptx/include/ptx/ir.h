@@ -308,6 +308,10 @@ enum class FastForm : std::uint8_t {
   Mov32,
   Mov64,
   SetpInt,
+  ShrU32,
+  ShrS32,
+  Selp32,
+  Selp64,
   Load1,
   Load2,
   Load4,
@@ -320,6 +324,16 @@ enum class FastForm : std::uint8_t {
   SubF32,
   MulF32,
   FmaF32,
+  SinF32,
+  CosF32,
+  Ex2F32,
+  Lg2F32,
+  SqrtF32,
+  CvtF32U32,
+  CvtF32S32,
+  SetpF32,
+  MinF32,
+  MaxF32,
   Count
 };
 
