@@ -1,11 +1,14 @@
 // Speed of the detailed GPU model: simulated warp instructions and SM cycles
-// per second of wall time in performance mode, against the PTX engine alone
-// (functional mode), on the project's SGEMM, reduction and STREAM triad.
+// per CPU second in performance mode, against the PTX engine alone (functional
+// mode), on the project's SGEMM, reduction and STREAM triad.
 //
-//   gpu_perf_bench [WORKLOADS.ptx] [ARCH=h100-sxm] [SGEMM_SIZE=256] [N=4194304]
-#include <chrono>
+//   gpu_perf_bench [WORKLOADS.ptx] [ARCH=h100-sxm] [SGEMM_SIZE=256] [N=4194304] [STATS.json]
+//
+// STATS.json receives the performance model's statistics of the three kernels, to check that
+// a change meant to make the model faster leaves its results byte-identical.
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -16,16 +19,25 @@
 
 #include "bench_ptx.h"
 #include "gpu/gpu_model.h"
+#include "gpu/perf_json.h"
 #include "ptx/executor.h"
 
 using namespace cnuas;
 
 namespace {
 
+// CPU seconds of the process (all its threads): on a shared machine wall time also counts
+// the time spent waiting for a core, and varied twofold from run to run.
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 double seconds_of(const std::function<void()>& f) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const double t0 = cpu_seconds();
   f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return cpu_seconds() - t0;
 }
 
 }  // namespace
@@ -36,6 +48,16 @@ int sc_main(int argc, char* argv[]) {
   const std::string arch_name = argc > 2 ? argv[2] : "h100-sxm";
   const int n = argc > 3 ? std::atoi(argv[3]) : 256;
   const int elements = argc > 4 ? std::atoi(argv[4]) : 1 << 22;
+  const std::string stats_file = argc > 5 ? argv[5] : "";
+  std::ofstream stats_out;
+  if (!stats_file.empty()) {
+    stats_out.open(stats_file);
+    if (!stats_out) {
+      std::fprintf(stderr, "gpu_perf_bench: cannot write the statistics file %s\n",
+                   stats_file.c_str());
+      return 2;
+    }
+  }
   auto module = bench::load_ptx_or_exit(file);
   ptx::DeviceMemory mem;
   std::ostringstream printed;
@@ -72,6 +94,7 @@ int sc_main(int argc, char* argv[]) {
               arch_name.c_str(), n, n, n, elements);
   std::printf("%-11s %12s %12s %10s %10s %12s %12s %9s\n", "kernel", "warp instr", "cycles",
               "func s", "perf s", "M winstr/s", "M cycles/s", "slowdown");
+  nlohmann::json stats = nlohmann::json::array();
   for (Case& k : cases) {
     ptx::LaunchStats f;
     const double functional = seconds_of([&] { f = exec.launch(lm, k.name, k.config); });
@@ -82,6 +105,15 @@ int sc_main(int argc, char* argv[]) {
                 static_cast<unsigned long long>(r.cycles), functional, perf,
                 static_cast<double>(f.warp_instructions) / perf / 1e6,
                 static_cast<double>(r.cycles) / perf / 1e6, perf / functional);
+    if (!stats_file.empty()) stats.push_back(gpu::kernel_json(r, gpu.arch()));
+  }
+  if (!stats_file.empty()) {
+    stats_out << stats.dump(1) << "\n";
+    if (!stats_out) {
+      std::fprintf(stderr, "gpu_perf_bench: cannot write the statistics file %s\n",
+                   stats_file.c_str());
+      return 2;
+    }
   }
   return 0;
 }
