@@ -201,7 +201,9 @@ void restore_cta_state(Executor::Cta::State& s, const std::vector<std::uint8_t>&
     w.bar_mask = in.get<std::uint32_t>();
     w.cluster_target = in.get<std::uint64_t>();
     for (std::uint8_t& c : w.carry) c = in.get<std::uint8_t>();
-    std::vector<SimtEntry> simt(std::min<std::uint64_t>(in.get<std::uint64_t>(), 1u << 20));
+    const auto depth = in.get<std::uint64_t>();
+    if (depth > (1u << 20)) In::bad("a SIMT stack of " + std::to_string(depth) + " entries");
+    std::vector<SimtEntry> simt(depth);
     for (SimtEntry& e : simt) {
       e.pc = in.get<std::uint32_t>();
       e.rpc = in.get<std::uint32_t>();

@@ -1477,7 +1477,8 @@ LaunchStats run_grid(const LoadedModule& module, const Function& f, const Launch
         std::max<std::uint64_t>(1, config.resident_ctas ? config.resident_ctas : config.sm_count);
     if (active.empty()) active = {&first};
     refill();  // a resumed launch's finished slots
-    if (active.size() < resident) checkpoint(active, std::min(resident - active.size(), total - next));
+    if (active.size() < resident)
+      checkpoint(active, std::min(resident - active.size(), total - next));
     while (active.size() < resident && next < total) {
       State& st = new_slot();
       start(st, next++);

@@ -78,7 +78,7 @@ LaunchReplay::Key signature(const LoadedModule& module, const std::string& kerne
   h.value(c.resident_ctas);
   for (std::uint32_t e : c.envreg) h.value(e);
   h.value(c.device_launches != nullptr);
-  h.value(c.observer != nullptr);  // never replayed; kept apart all the same
+  h.value(c.observer != nullptr);         // never replayed; kept apart all the same
   h.value(c.grid_checkpoint != nullptr);  // neither are these
   h.value(c.grid_resume != nullptr);
   h.value(strict);

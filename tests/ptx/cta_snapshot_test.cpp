@@ -113,7 +113,8 @@ TEST(PtxCtaSnapshot, ARestoredCtaFinishesAsTheSavedOneWould) {
     SCOPED_TRACE("cut after " + std::to_string(cut) + " steps");
     Machine a, b;
     ASSERT_EQ(a.out, b.out);  // the same allocation at the same address
-    std::unique_ptr<Executor::Cta> cta = a.executor.begin_cta(a.loaded, "mixed", a.config, {1, 0, 0});
+    std::unique_ptr<Executor::Cta> cta =
+        a.executor.begin_cta(a.loaded, "mixed", a.config, {1, 0, 0});
     for (unsigned i = 0; i < cut; ++i) {
       cta->step(0);
       if (i % 2) cta->step(1);

@@ -253,8 +253,7 @@ bool Checkpoints::before_launch(const ptx::LoadedModule& module, const std::stri
       const std::size_t printed_before = printf_.str().size();
       grid_request_.cta = *target_cta_;
       const ptx::LaunchConfig* launch = &config;
-      grid_request_.take = [this, now, &c, printed_before,
-                            launch](const ptx::GridSnapshot& grid) {
+      grid_request_.take = [this, now, &c, printed_before, launch](const ptx::GridSnapshot& grid) {
         const ptx::DeviceLaunches* children = launch->device_launches;
         if (children && (!children->work.empty() || !children->pending.empty()))
           refuse(fmt::format(
@@ -374,9 +373,9 @@ void Checkpoints::write_checkpoint(const Record& at, const Snapshot& memory, con
     std::size_t resident = 0;
     for (const std::vector<std::uint8_t>& cta : inside.grid.resident) resident += !cta.empty();
     const std::string where =
-        inside.present ? fmt::format(", inside it before CTA {} ({} CTA(s) resident)",
-                                     inside.cta, resident)
-                       : "";
+        inside.present
+            ? fmt::format(", inside it before CTA {} ({} CTA(s) resident)", inside.cta, resident)
+            : "";
     std::cerr << fmt::format(
         "cnuas: checkpoint written at {}{}: {} ({} launch(es) before it; {:.1f} MiB of device "
         "memory in {:.2f} s; the file has {:.1f} MiB)\n",
@@ -497,9 +496,8 @@ void Checkpoints::check_inside(const ptx::LoadedModule& module, const std::strin
   const std::uint64_t cta = mode_ == Mode::Record ? *target_cta_ : target_inside_.cta;
   const std::string at = launch_name(launches_, kernel);
   const ptx::Function* f = module.module().find(kernel);
-  const bool clustered =
-      config.cluster.count() > 1 ||
-      (f && f->cluster_dims[0] * f->cluster_dims[1] * f->cluster_dims[2] > 1);
+  const bool clustered = config.cluster.count() > 1 ||
+                         (f && f->cluster_dims[0] * f->cluster_dims[1] * f->cluster_dims[2] > 1);
   const ptx::Dim3 g = config.grid;
   if (cta >= g.count())
     refuse(fmt::format(
@@ -625,8 +623,7 @@ void Checkpoints::restore(const Record& now, const Command& c) {
   std::cerr << fmt::format(
       "cnuas: resumed from {} at {}{}: {} launch(es) skipped; simulated time {} ps at its "
       "submission (the checkpoint's: {} ps)\n",
-      file_, launch_name(launches_, now.kernel), where, launches_, c.submit_ps,
-      target_submit_ps_);
+      file_, launch_name(launches_, now.kernel), where, launches_, c.submit_ps, target_submit_ps_);
   ++launches_;
 }
 
