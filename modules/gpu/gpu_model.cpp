@@ -259,7 +259,8 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
                          shape_of(t.arch, *f, config),
                          0,
                          config.grid.count(),
-                         executor.cluster_dims(module, kernel, config)};
+                         executor.cluster_dims(module, kernel, config),
+                         {}};
   if (const ptx::GridSnapshot* resume = config.grid_resume) {
     if (t.launch.cluster.count() > 1 || config.cooperative)
       throw std::invalid_argument("kernel '" + kernel +

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Checkpoints inside a kernel with checkpoint_cta: launch 1 (relay, 6 CTAs)
+# Checkpoints inside a kernel with checkpoint_cta: relay#1 (launch 1, 6 CTAs)
 # is cut before CTA 3 begins, while CTA 0 is resident mid-execution (its
 # threads diverged, some spinning on a flag a later CTA sets, shared memory
 # written). The program checks every value against a host reference, so a
 # resumed run that passes restored the right state; stdout (device printf
 # from before the checkpoint included) must equal the uninterrupted run's.
 set -uo pipefail
-cnuas=$1 program=$2 out=$3
+cnuas=$1 program=$2 out=$3 cooperative=$4
 rm -rf "$out"
 mkdir -p "$out"
 unset LD_LIBRARY_PATH
@@ -51,13 +51,16 @@ expect_refusal beyond "a CTA index from 0 to 5" \
 expect_refusal salt "does not match the launch the checkpoint was written at" \
   --resume "$out/ck" -- "$program" 6 1
 expect_refusal perf "ran in performance mode" --gpu-mode performance \
-  --checkpoint "$out/perf" --checkpoint-at '1:3' -- "$program"
+  --checkpoint "$out/perf" --checkpoint-at 'relay#1:3' -- "$program"
+# A cooperative grid begins all its CTAs at once: no CTA begins inside it.
+expect_refusal cooperative "is a cooperative launch, whose CTAs all begin at once" \
+  --checkpoint "$out/coop" --checkpoint-at 'sweeps#1:1' -- "$cooperative"
 
 # A version-1 file (no CTAS record) still resumes: a kernel-boundary
 # checkpoint rewritten as version 1.
 if command -v zstd > /dev/null; then
-  "$cnuas" exec --checkpoint "$out/at1" --checkpoint-at 1 --checkpoint-stop -- "$program" \
-    > /dev/null 2> "$out/at1.err" || { cat "$out/at1.err"; fail "checkpoint at launch 1"; }
+  "$cnuas" exec --checkpoint "$out/at1" --checkpoint-at 'relay#1' --checkpoint-stop -- "$program" \
+    > /dev/null 2> "$out/at1.err" || { cat "$out/at1.err"; fail "checkpoint at relay#1"; }
   mkdir -p "$out/v1"
   { printf 'CNUASCKP\x01\x00\x00\x00\x00\x00\x00\x00'
     tail -c +17 "$out/at1/checkpoint.cnck" | env -u LD_PRELOAD zstd -d -q | head -c -12 |

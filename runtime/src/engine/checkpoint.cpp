@@ -209,6 +209,15 @@ Checkpoints::Snapshot Checkpoints::snapshot() const {
   return s;
 }
 
+// --checkpoint-at as given (for messages), or --resume DIR when resuming.
+std::string Checkpoints::target_text() const {
+  if (mode_ == Mode::Resume) return "--resume " + dir_;
+  std::string t = target_index_ ? std::to_string(*target_index_)
+                                : fmt::format("{}#{}", target_name_, target_occurrence_);
+  if (target_cta_) t += ":" + std::to_string(*target_cta_);
+  return "--checkpoint-at " + t;
+}
+
 bool Checkpoints::is_target(const std::string& kernel) {
   if (target_index_) return launches_ == *target_index_;
   const std::string plain = gpu::demangled(kernel);
@@ -257,20 +266,20 @@ bool Checkpoints::before_launch(const ptx::LoadedModule& module, const std::stri
         const ptx::DeviceLaunches* children = launch->device_launches;
         if (children && (!children->work.empty() || !children->pending.empty()))
           refuse(fmt::format(
-              "--checkpoint-at ...:{}: CTAs of {} before it launched kernels from the device "
+              "{}: CTAs of {} before it launched kernels from the device "
               "(dynamic parallelism), which a checkpoint inside a kernel does not hold; "
               "checkpoint at the launch itself (drop :CTA) or at CTA 0",
-              *target_cta_, launch_name(launches_ - 1, now.kernel)));
+              target_text(), launch_name(launches_ - 1, now.kernel)));
         Inside inside{true, *target_cta_, grid, {}};
         const std::string out = printf_.str();
         if (out.size() >= printed_before) inside.printed = out.substr(printed_before);
         grid_pending_ = false;
-        write_checkpoint(now, snapshot(), c, inside);
+        write_checkpoint(now, launches_ - 1, snapshot(), c, inside);
       };
       config.grid_checkpoint = &grid_request_;
       grid_pending_ = true;
     } else {
-      write_checkpoint(now, before, c, Inside{});
+      write_checkpoint(now, launches_, before, c, Inside{});
     }
     written_ = true;
     ++launches_;
@@ -286,12 +295,9 @@ bool Checkpoints::before_launch(const ptx::LoadedModule& module, const std::stri
 void Checkpoints::after_launch(Command& c) {
   if (mode_ == Mode::Record && grid_pending_)
     refuse(fmt::format(
-        "--checkpoint-at {}:{}: launch {} ran in performance mode, which takes no checkpoint "
-        "inside a kernel; run it functionally (--gpu-mode functional, or "
-        "--gpu-kernel-modes KERNEL=functional)",
-        target_index_ ? std::to_string(*target_index_)
-                      : fmt::format("{}#{}", target_name_, target_occurrence_),
-        *target_cta_, launches_ - 1));
+        "{}: launch {} ran in performance mode, which takes no checkpoint inside a kernel; run "
+        "it functionally (--gpu-mode functional, or --gpu-kernel-modes KERNEL=functional)",
+        target_text(), launches_ - 1));
   if (mode_ != Mode::Record || !pending_) return;
   const Record record = *std::exchange(pending_, std::nullopt);
   const Snapshot after = snapshot();
@@ -321,8 +327,8 @@ void Checkpoints::after_launch(Command& c) {
   pending_before_ = {};
 }
 
-void Checkpoints::write_checkpoint(const Record& at, const Snapshot& memory, const Command& c,
-                                   const Inside& inside) {
+void Checkpoints::write_checkpoint(const Record& at, std::uint64_t index, const Snapshot& memory,
+                                   const Command& c, const Inside& inside) {
   const std::vector<CheckpointAllocation> table =
       allocations ? allocations() : std::vector<CheckpointAllocation>{};
   const auto start = std::chrono::steady_clock::now();
@@ -330,7 +336,7 @@ void Checkpoints::write_checkpoint(const Record& at, const Snapshot& memory, con
   std::uint64_t image_bytes = 0;
   try {
     w.bytes("MEMS", 4);
-    w.u64(launches_);
+    w.u64(index);
     w.text(at.kernel);
     w.u32(at.device);
     write_key(w, at.signature);
@@ -379,8 +385,8 @@ void Checkpoints::write_checkpoint(const Record& at, const Snapshot& memory, con
     std::cerr << fmt::format(
         "cnuas: checkpoint written at {}{}: {} ({} launch(es) before it; {:.1f} MiB of device "
         "memory in {:.2f} s; the file has {:.1f} MiB)\n",
-        launch_name(launches_, at.kernel), where, file_, launches_, image_bytes / 1048576.0,
-        seconds, file_bytes / 1048576.0);
+        launch_name(index, at.kernel), where, file_, index, image_bytes / 1048576.0, seconds,
+        file_bytes / 1048576.0);
   } catch (const CheckpointFileError& e) {
     refuse(e.what());
   }
@@ -501,19 +507,19 @@ void Checkpoints::check_inside(const ptx::LoadedModule& module, const std::strin
   const ptx::Dim3 g = config.grid;
   if (cta >= g.count())
     refuse(fmt::format(
-        "--checkpoint-at ...:{}: {} has a grid of {}x{}x{} = {} CTAs; accepted: a CTA index "
+        "{}: {} has a grid of {}x{}x{} = {} CTAs; accepted: a CTA index "
         "from 0 to {} (x + y*{} + z*{})",
-        cta, at, g.x, g.y, g.z, g.count(), g.count() - 1, g.x, std::uint64_t{g.x} * g.y));
+        target_text(), at, g.x, g.y, g.z, g.count(), g.count() - 1, g.x, std::uint64_t{g.x} * g.y));
   if (config.cooperative)
-    refuse(fmt::format(
-        "--checkpoint-at ...:{}: {} is a cooperative launch, whose CTAs all begin at once: no "
-        "CTA begins inside it; checkpoint at the launch itself (drop :CTA)",
-        cta, at));
+    refuse(
+        fmt::format("{}: {} is a cooperative launch, whose CTAs all begin at once: no "
+                    "CTA begins inside it; checkpoint at the launch itself (drop :CTA)",
+                    target_text(), at));
   if (clustered)
     refuse(fmt::format(
-        "--checkpoint-at ...:{}: {} runs in thread-block clusters; a checkpoint inside a "
+        "{}: {} runs in thread-block clusters; a checkpoint inside a "
         "kernel supports grids of single CTAs; checkpoint at the launch itself (drop :CTA)",
-        cta, at));
+        target_text(), at));
 }
 
 // Device memory now, refused unless its hash is the one recorded before this launch.
@@ -630,9 +636,9 @@ void Checkpoints::restore(const Record& now, const Command& c) {
 void Checkpoints::finish() {
   if (mode_ == Mode::Record && grid_pending_)
     refuse(fmt::format(
-        "--checkpoint-at ...:{}: the checkpoint's launch ended (a fault?) before CTA {} began; "
-        "no checkpoint was written",
-        *target_cta_, *target_cta_));
+        "{}: the checkpoint's launch ended (a fault?) before CTA {} began; no checkpoint was "
+        "written",
+        target_text(), *target_cta_));
   if (mode_ == Mode::Record && !written_)
     refuse(fmt::format(
         "--checkpoint-at {}: the program ended after {} kernel launch(es) without reaching it; "

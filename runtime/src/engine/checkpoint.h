@@ -100,8 +100,10 @@ class Checkpoints {
   Checkpoints(Mode mode, ptx::DeviceMemory& memory, std::ostringstream& printf_out);
   Snapshot snapshot() const;
   bool is_target(const std::string& kernel);
-  void write_checkpoint(const Record& at, const Snapshot& memory, const Command& c,
-                        const Inside& inside);
+  std::string target_text() const;
+  // `index`: the launch's, which is also the number of launches before it.
+  void write_checkpoint(const Record& at, std::uint64_t index, const Snapshot& memory,
+                        const Command& c, const Inside& inside);
   void check_inside(const ptx::LoadedModule& module, const std::string& kernel,
                     const ptx::LaunchConfig& config);
   Inside read_inside(CheckpointReader& r) const;
