@@ -158,5 +158,143 @@ TEST(PtxCtaSnapshot, BytesOfAnotherLaunchOrDamagedAreRefused) {
   EXPECT_THROW(a.executor.restore_cta(a.loaded, "mixed", a.config, longer), std::invalid_argument);
 }
 
+// A grid whose CTAs wait for each other: CTA b (one warp) writes shared
+// memory, sets flags[b - 1] (CTA b - 1 waits for it), and its lanes 0-7 spin
+// until flags[b] is set by CTA b + 1, the last CTA excepted; then every lane
+// folds shared memory in a loop of 600 + t rounds. CTA 0 spins alone until
+// the engine makes CTAs resident together (two here), and a finished CTA's
+// slot takes the next CTA: at CTA 2 and 3 one slot holds a CTA mid-execution
+// and the other a finished one.
+const char* kChainPtx = R"(.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry chain(.param .u64 flags, .param .u64 out, .param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<6>;
+  .shared .align 4 .b32 sh[32];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  ld.param.u64 %rd1, [flags];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r3, [n];
+  shl.b32 %r4, %r1, 2;
+  mov.u32 %r5, sh;
+  add.u32 %r5, %r5, %r4;
+  mad.lo.u32 %r6, %r2, 100, %r1;
+  st.shared.u32 [%r5], %r6;
+  bar.sync 0;
+  setp.eq.u32 %p1, %r2, 0;
+  setp.ne.or.u32 %p1, %r1, 0, %p1;
+  @%p1 bra $Lwait;
+  sub.u32 %r7, %r2, 1;
+  mul.wide.u32 %rd3, %r7, 4;
+  add.u64 %rd3, %rd1, %rd3;
+  mov.u32 %r8, 1;
+  st.volatile.global.u32 [%rd3], %r8;
+$Lwait:
+  add.u32 %r7, %r2, 1;
+  setp.ge.u32 %p2, %r7, %r3;
+  setp.ge.or.u32 %p2, %r1, 8, %p2;
+  @%p2 bra $Lwork;
+  mul.wide.u32 %rd4, %r2, 4;
+  add.u64 %rd4, %rd1, %rd4;
+$Lspin:
+  ld.volatile.global.u32 %r9, [%rd4];
+  setp.eq.u32 %p3, %r9, 0;
+  @%p3 bra $Lspin;
+$Lwork:
+  mov.u32 %r10, 0;
+  mov.u32 %r11, 0;
+  add.u32 %r12, %r1, 1;
+  and.b32 %r12, %r12, 31;
+  shl.b32 %r12, %r12, 2;
+  mov.u32 %r13, sh;
+  add.u32 %r13, %r13, %r12;
+  ld.shared.u32 %r14, [%r13];
+  add.u32 %r15, %r1, 600;
+$Lloop:
+  xor.b32 %r12, %r10, %r14;
+  add.u32 %r11, %r11, %r12;
+  add.u32 %r10, %r10, 1;
+  setp.lt.u32 %p3, %r10, %r15;
+  @%p3 bra $Lloop;
+  mad.lo.u32 %r7, %r2, 32, %r1;
+  mul.wide.u32 %rd5, %r7, 4;
+  add.u64 %rd5, %rd2, %rd5;
+  st.global.u32 [%rd5], %r11;
+  ret;
+})";
+
+constexpr std::uint32_t kChainCtas = 5;
+
+struct Chain {
+  Chain() : loaded(Module::parse(kChainPtx, "chain.ptx"), memory), executor(memory, printed) {
+    flags = memory.allocate(kChainCtas * 4);
+    out = memory.allocate(kChainCtas * 32 * 4);
+    config.grid = {kChainCtas, 1, 1};
+    config.block = {32, 1, 1};
+    config.resident_ctas = 2;
+    config.params.assign(20, 0);
+    std::memcpy(config.params.data(), &flags, 8);
+    std::memcpy(config.params.data() + 8, &out, 8);
+    std::memcpy(config.params.data() + 16, &kChainCtas, 4);
+  }
+  // Both buffers: the memory the kernel touches.
+  std::vector<std::uint32_t> image() {
+    std::vector<std::uint32_t> h(kChainCtas + kChainCtas * 32);
+    memory.read(flags, h.data(), kChainCtas * 4);
+    memory.read(out, h.data() + kChainCtas, kChainCtas * 32 * 4);
+    return h;
+  }
+  void set_image(const std::vector<std::uint32_t>& h) {
+    memory.write(flags, h.data(), kChainCtas * 4);
+    memory.write(out, h.data() + kChainCtas, kChainCtas * 32 * 4);
+  }
+  DeviceMemory memory;
+  std::ostringstream printed;
+  LoadedModule loaded;
+  Executor executor;
+  LaunchConfig config;
+  std::uint64_t flags = 0, out = 0;
+};
+
+TEST(PtxCtaSnapshot, AGridResumedInsideFinishesAsTheUninterruptedOne) {
+  std::vector<std::uint32_t> want(kChainCtas + kChainCtas * 32, 1);
+  want[kChainCtas - 1] = 0;  // no CTA sets the last flag
+  for (std::uint32_t b = 0; b < kChainCtas; ++b)
+    for (std::uint32_t t = 0; t < 32; ++t) {
+      std::uint32_t acc = 0;
+      for (std::uint32_t i = 0; i < 600 + t; ++i) acc += i ^ (100 * b + (t + 1) % 32);
+      want[kChainCtas + b * 32 + t] = acc;
+    }
+
+  for (std::uint64_t at : {2u, 3u}) {
+    SCOPED_TRACE("checkpoint before CTA " + std::to_string(at));
+    Chain cut;
+    GridSnapshot saved;
+    std::vector<std::uint32_t> image;
+    GridCheckpointRequest request;
+    request.cta = at;
+    request.take = [&](const GridSnapshot& g) {
+      saved = g;
+      image = cut.image();
+    };
+    cut.config.grid_checkpoint = &request;
+    cut.executor.launch(cut.loaded, "chain", cut.config);
+    EXPECT_EQ(cut.image(), want);  // the checkpointed run goes on as an uninterrupted one
+    // Two slots: the CTA before `at` still running, the other just finished.
+    ASSERT_EQ(saved.next_cta, at);
+    ASSERT_EQ(saved.resident.size(), 2u);
+    EXPECT_NE(saved.resident[0].empty(), saved.resident[1].empty());
+    Chain resumed;
+    resumed.set_image(image);
+    resumed.config.grid_resume = &saved;
+    resumed.executor.launch(resumed.loaded, "chain", resumed.config);
+    EXPECT_EQ(resumed.image(), want);
+  }
+}
+
 }  // namespace
 }  // namespace cnuas::ptx::testing
