@@ -29,7 +29,7 @@ grep -q 'device: relay CTA 0 begins' "$out/full.out" || fail "no device printf"
 # The checkpoint run writes the checkpoint mid-kernel and runs on to the end.
 "$cnuas" exec --checkpoint "$out/ck" --checkpoint-at 'relay#1:3' -- "$program" \
   > "$out/ck.out" 2> "$out/ck.err" || { cat "$out/ck.err"; fail "checkpoint run"; }
-grep -q 'checkpoint written at launch 1 (relay(.*)), inside it before CTA 3 (1 CTA(s) resident)' \
+grep -q 'checkpoint written at launch 1 (relay(.*)), inside it before CTA 3 (next CTA to begin: 1; 1 CTA(s) resident)' \
   "$out/ck.err" || { cat "$out/ck.err"; fail "no checkpoint message inside launch 1"; }
 cmp "$out/ck.out" "$out/full.out" || fail "the checkpoint run's output differs"
 [ "$(od -An -tu4 -j8 -N4 "$out/ck/checkpoint.cnck" | tr -d ' ')" = 2 ] || fail "version is not 2"
@@ -39,7 +39,7 @@ cmp "$out/ck.out" "$out/full.out" || fail "the checkpoint run's output differs"
 for mode in functional performance; do
   "$cnuas" exec --resume "$out/ck" --gpu-mode $mode -- "$program" > "$out/$mode.out" \
     2> "$out/$mode.err" || { cat "$out/$mode.err"; fail "resume in $mode mode"; }
-  grep -q 'at launch 1 (relay(.*)) inside it, before CTA 3 (1 CTA(s) resident restored)' \
+  grep -q 'at launch 1 (relay(.*)) inside it, before CTA 3 (next CTA to begin: 1; 1 CTA(s) resident restored)' \
     "$out/$mode.err" || { cat "$out/$mode.err"; fail "$mode: no resume message"; }
   cmp "$out/$mode.out" "$out/full.out" || fail "the $mode resume's output differs"
 done

@@ -380,7 +380,8 @@ void Checkpoints::write_checkpoint(const Record& at, std::uint64_t index, const 
     for (const std::vector<std::uint8_t>& cta : inside.grid.resident) resident += !cta.empty();
     const std::string where =
         inside.present
-            ? fmt::format(", inside it before CTA {} ({} CTA(s) resident)", inside.cta, resident)
+            ? fmt::format(", inside it before CTA {} (next CTA to begin: {}; {} CTA(s) resident)",
+                          inside.cta, inside.grid.next_cta, resident)
             : "";
     std::cerr << fmt::format(
         "cnuas: checkpoint written at {}{}: {} ({} launch(es) before it; {:.1f} MiB of device "
@@ -623,8 +624,10 @@ void Checkpoints::restore(const Record& now, const Command& c) {
     resident += !cta.empty();
   const std::string where =
       target_inside_.present
-          ? fmt::format(" inside it, before CTA {} ({} CTA(s) resident restored)",
-                        target_inside_.cta, resident)
+          ? fmt::format(
+                " inside it, before CTA {} (next CTA to begin: {}; {} CTA(s) resident "
+                "restored)",
+                target_inside_.cta, target_inside_.grid.next_cta, resident)
           : "";
   std::cerr << fmt::format(
       "cnuas: resumed from {} at {}{}: {} launch(es) skipped; simulated time {} ps at its "
