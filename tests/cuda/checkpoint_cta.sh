@@ -56,9 +56,26 @@ expect_refusal perf "ran in performance mode" --gpu-mode performance \
 expect_refusal cooperative "is a cooperative launch, whose CTAs all begin at once" \
   --checkpoint "$out/coop" --checkpoint-at 'sweeps#1:1' -- "$cooperative"
 
-# A version-1 file (no CTAS record) still resumes: a kernel-boundary
-# checkpoint rewritten as version 1.
+# Rewritten files (their zstd checksum recomputed, so only the checks on
+# the content can catch them): a saved CTA of another layout version is
+# refused before the launch runs, and a version-1 file (no CTAS record, a
+# kernel-boundary checkpoint rewritten as version 1) still resumes.
 if command -v zstd > /dev/null; then
+  raw=$out/ck.raw
+  tail -c +17 "$out/ck/checkpoint.cnck" | env -u LD_PRELOAD zstd -d -q > "$raw"
+  # CTAS, u32 kind, u64 CTA, u64 next, string printf (u32 length), u64 slots,
+  # u64 bytes, then the first saved CTA's u32 layout version.
+  at=$(grep -obUa CTAS "$raw" | tail -n 1 | cut -d: -f1)
+  printed=$(od -An -tu4 -j$((at + 24)) -N4 "$raw" | tr -d ' ')
+  version_at=$((at + 28 + printed + 16))
+  [ "$(od -An -tu4 -j$version_at -N4 "$raw" | tr -d ' ')" = 1 ] || fail "no CTA state where expected"
+  printf '\x07' | env -u LD_PRELOAD dd of="$raw" bs=1 seek=$version_at conv=notrunc 2> /dev/null
+  mkdir -p "$out/badcta"
+  { printf 'CNUASCKP\x02\x00\x00\x00\x00\x00\x00\x00'
+    env -u LD_PRELOAD zstd -q --check < "$raw"; } > "$out/badcta/checkpoint.cnck"
+  expect_refusal badcta "saved CTA state is not one of this kernel: layout version 7" \
+    --resume "$out/badcta" -- "$program"
+
   "$cnuas" exec --checkpoint "$out/at1" --checkpoint-at 'relay#1' --checkpoint-stop -- "$program" \
     > /dev/null 2> "$out/at1.err" || { cat "$out/at1.err"; fail "checkpoint at relay#1"; }
   mkdir -p "$out/v1"

@@ -239,6 +239,17 @@ bool Checkpoints::before_launch(const ptx::LoadedModule& module, const std::stri
     restore(now, c);
     if (target_inside_.present) {
       check_inside(module, kernel, config);
+      // Every saved CTA must be one of this launch's: refused here, not as a fault mid-kernel.
+      std::ostringstream unused;
+      ptx::Executor probe(memory_, unused);
+      for (const std::vector<std::uint8_t>& saved : target_inside_.grid.resident) {
+        if (saved.empty()) continue;
+        try {
+          probe.restore_cta(module, kernel, config, saved);
+        } catch (const std::invalid_argument& e) {
+          refuse(fmt::format("--resume {}: {}", dir_, e.what()));
+        }
+      }
       printf_ << target_inside_.printed;
       config.grid_resume = &target_inside_.grid;
     }
@@ -487,7 +498,7 @@ Checkpoints::Inside Checkpoints::read_inside(CheckpointReader& r) const {
         fmt::format("checkpoint '{}' is damaged: {} resident CTAs", file_, slots));
   for (std::uint64_t i = 0; i < slots; ++i) {
     const std::uint64_t bytes = r.u64();
-    if (bytes > (std::uint64_t{1} << 32))
+    if (bytes > (std::uint64_t{1} << 30))  // far above any CTA's registers, stacks and shared
       throw CheckpointFileError(
           fmt::format("checkpoint '{}' is damaged: a CTA state of {} bytes", file_, bytes));
     std::vector<std::uint8_t> cta(bytes);
