@@ -270,29 +270,34 @@ TEST(PtxCtaSnapshot, AGridResumedInsideFinishesAsTheUninterruptedOne) {
       want[kChainCtas + b * 32 + t] = acc;
     }
 
-  for (std::uint64_t at : {2u, 3u}) {
-    SCOPED_TRACE("checkpoint before CTA " + std::to_string(at));
-    Chain cut;
-    GridSnapshot saved;
-    std::vector<std::uint32_t> image;
+  // The launch is checkpointed before CTA 2; the launch resumed from there is
+  // checkpointed again before CTA 3 (CTA 0 spins alone only once), and so on.
+  const GridSnapshot* from = nullptr;
+  std::vector<std::uint32_t> image;
+  std::vector<GridSnapshot> saved;
+  saved.reserve(2);  // `from` points into it
+  for (std::uint64_t at : {2u, 3u, 0u}) {
+    SCOPED_TRACE(from ? "resumed before CTA " + std::to_string(from->next_cta) : "whole launch");
+    Chain run;
+    if (from) run.set_image(image);
+    run.config.grid_resume = from;
+    GridSnapshot taken;
     GridCheckpointRequest request;
     request.cta = at;
     request.take = [&](const GridSnapshot& g) {
-      saved = g;
-      image = cut.image();
+      taken = g;
+      image = run.image();
     };
-    cut.config.grid_checkpoint = &request;
-    cut.executor.launch(cut.loaded, "chain", cut.config);
-    EXPECT_EQ(cut.image(), want);  // the checkpointed run goes on as an uninterrupted one
+    if (at) run.config.grid_checkpoint = &request;
+    run.executor.launch(run.loaded, "chain", run.config);
+    EXPECT_EQ(run.image(), want);  // a checkpointed run goes on as an uninterrupted one
+    if (!at) break;
     // Two slots: the CTA before `at` still running, the other just finished.
-    ASSERT_EQ(saved.next_cta, at);
-    ASSERT_EQ(saved.resident.size(), 2u);
-    EXPECT_NE(saved.resident[0].empty(), saved.resident[1].empty());
-    Chain resumed;
-    resumed.set_image(image);
-    resumed.config.grid_resume = &saved;
-    resumed.executor.launch(resumed.loaded, "chain", resumed.config);
-    EXPECT_EQ(resumed.image(), want);
+    ASSERT_EQ(taken.next_cta, at);
+    ASSERT_EQ(taken.resident.size(), 2u);
+    EXPECT_NE(taken.resident[0].empty(), taken.resident[1].empty());
+    saved.push_back(std::move(taken));
+    from = &saved.back();
   }
 }
 
