@@ -81,7 +81,8 @@ int exec_command(const std::vector<std::string>& args) {
       "kernels run in functional mode unless --gpu-mode says otherwise; the run goes on)")(
       "checkpoint-at", po::value(&checkpoint_at),
       "the host kernel launch to checkpoint at: INDEX (0: the first launch), NAME or NAME#N "
-      "(the Nth launch of the kernel, mangled or demangled name)")(
+      "(the Nth launch of the kernel, mangled or demangled name); :CTA inside it, when the "
+      "grid's CTA of that linear index is about to begin")(
       "checkpoint-stop",
       "end the program (exit status 0, no outputs) once the checkpoint is written")(
       "resume", po::value(&resume),

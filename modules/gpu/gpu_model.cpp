@@ -1,6 +1,7 @@
 #include "gpu/gpu_model.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <stdexcept>
 
@@ -47,6 +48,10 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
     CtaShape shape;
     std::uint64_t next = 0, count = 0;  // CTAs handed out, and the grid's
     ptx::Dim3 cluster;                  // CTAs per cluster; clusters go out whole
+    // A launch resumed inside (LaunchConfig::grid_resume): the checkpoint's
+    // resident CTAs, restored, go to SMs before CTA `next`.
+    std::deque<std::unique_ptr<ptx::Executor::Cta>> restored;
+    bool more() const { return !restored.empty() || next < count; }
   } launch;
   // A running cluster: its CTAs (with their SMs) stay alive until the last finishes, since each
   // may reach the others' shared memory and the cluster barrier counts them all.
@@ -100,6 +105,14 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
     if (arch.l2.partitions == 2)
       for (std::uint32_t s = 0; s < arch.l2.slices; ++s)
         slices[s]->set_mirror(slices[map.mirror(s)].get());
+  }
+
+  // The next CTA to hand out: a restored one, else the grid's next.
+  std::unique_ptr<ptx::Executor::Cta> next_cta() {
+    if (launch.restored.empty()) return make_cta(launch.next++);
+    std::unique_ptr<ptx::Executor::Cta> cta = std::move(launch.restored.front());
+    launch.restored.pop_front();
+    return cta;
   }
 
   std::unique_ptr<ptx::Executor::Cta> make_cta(std::uint64_t linear) {
@@ -163,7 +176,7 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
       return;
     }
     std::uint32_t tried = 0;
-    while (launch.next < launch.count && tried < sms.size()) {
+    while (launch.more() && tried < sms.size()) {
       Sm& sm = *sms[cursor];
       cursor = (cursor + 1) % static_cast<std::uint32_t>(sms.size());
       if (!sm.fits(launch.shape)) {
@@ -171,7 +184,7 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
         continue;
       }
       tried = 0;
-      sm.launch(make_cta(launch.next++), launch.shape, cycle);
+      sm.launch(next_cta(), launch.shape, cycle);
     }
   }
 
@@ -188,8 +201,8 @@ struct PerformanceGpu::Top : sc_core::sc_module, CtaSink {
       return;
     }
     spare.push_back(std::move(done));
-    if (launch.next < launch.count && sms[sm]->fits(launch.shape))
-      sms[sm]->launch(make_cta(launch.next++), launch.shape, cycle + arch.sm.cta_launch_cycles);
+    if (launch.more() && sms[sm]->fits(launch.shape))
+      sms[sm]->launch(next_cta(), launch.shape, cycle + arch.sm.cta_launch_cycles);
   }
 };
 
@@ -246,7 +259,17 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
                          shape_of(t.arch, *f, config),
                          0,
                          config.grid.count(),
-                         executor.cluster_dims(module, kernel, config)};
+                         executor.cluster_dims(module, kernel, config),
+                         {}};
+  if (const ptx::GridSnapshot* resume = config.grid_resume) {
+    if (t.launch.cluster.count() > 1 || config.cooperative)
+      throw std::invalid_argument("kernel '" + kernel +
+                                  "': a checkpoint inside a kernel needs a grid of single CTAs");
+    t.launch.next = std::min(resume->next_cta, t.launch.count);
+    for (const std::vector<std::uint8_t>& saved : resume->resident)
+      if (!saved.empty())
+        t.launch.restored.push_back(executor.restore_cta(module, kernel, config, saved));
+  }
   result.ctas_per_sm = ctas_per_sm(t.arch, t.launch.shape);
   if (result.ctas_per_sm == 0)
     throw std::invalid_argument(
@@ -287,7 +310,7 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
     t.failed = kernel;
     throw;
   }
-  bool stuck = t.launch.next < t.launch.count;
+  bool stuck = t.launch.more();
   std::string blocked;
   for (auto& sm : t.sms)
     if (!sm->idle()) {

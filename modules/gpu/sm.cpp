@@ -90,16 +90,23 @@ void Sm::launch(std::unique_ptr<ptx::Executor::Cta> cta, const CtaShape& shape,
   used_warps_ += shape.warps;
   used_registers_ += shape.registers;
   used_shared_ += shape.shared_bytes;
+  const std::uint32_t warps = slot.live_warps;
   std::uint32_t w = 0;
-  for (std::uint32_t s = 0; s < warps_.size() && w < slot.live_warps; ++s) {
+  for (std::uint32_t s = 0; s < warps_.size() && w < warps; ++s) {
     WarpSlot& ws = warps_[s];
     if (ws.live) continue;
+    // A CTA restored from a checkpoint inside a kernel may hold finished warps.
+    while (w < warps && slot.cta->warp_done(w)) {
+      ++w;
+      --slot.live_warps;
+    }
+    if (w == warps) break;
     ws.cta = slot.cta.get();
     ws.cta_slot = c;
     ws.warp = w++;
     ws.live = true;
     ws.deps = nullptr;
-    ws.waiting = false;
+    ws.waiting = slot.cta->warp_waiting(ws.warp);  // a restored warp may wait at a barrier
     not_before_[s] = 0;
     blocked_[s] = Stall::Idle;
     ws.age = ++age_;

@@ -129,11 +129,6 @@ ProgramSettings program_settings_from_environment() {
   }
   if (!at.empty())
     s.checkpoint_at = parse_checkpoint_target(at, "CNUAS_CHECKPOINT_AT (--checkpoint-at)");
-  if (s.checkpoint_at.cta)
-    throw InputError(fmt::format(
-        "CNUAS_CHECKPOINT_AT (--checkpoint-at) '{}': checkpoints inside a kernel (KERNEL:CTA) are "
-        "not supported yet; accepted: a kernel boundary, INDEX, NAME or NAME#N",
-        at.substr(0, 80)));
   return s;
 }
 

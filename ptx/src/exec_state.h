@@ -164,6 +164,13 @@ SharedTarget shared_target(Executor::Cta::State& s, Space space, std::uint64_t a
 void group_state_bytes(const std::vector<Executor::Cta::State*>& ctas,
                        std::vector<std::uint8_t>& out);
 
+// One CTA's whole state as bytes and back (cta_snapshot.cpp, documented in
+// docs/checkpoint-format.md): restore_cta_state fills a state whose module,
+// kernel, config, memory, out and own cluster are set, and throws
+// std::invalid_argument for bytes that describe no CTA of that kernel.
+std::vector<std::uint8_t> save_cta_state(const Executor::Cta::State& s);
+void restore_cta_state(Executor::Cta::State& s, const std::vector<std::uint8_t>& bytes);
+
 // Instruction groups; each returns false when it does not handle the opcode.
 bool exec_integer(Ctx& c, const Instruction& i);
 bool exec_float(Ctx& c, const Instruction& i);

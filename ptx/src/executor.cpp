@@ -10,6 +10,7 @@
 #include <deque>
 #include <ostream>
 #include <stdexcept>
+#include <utility>
 
 #include "exec_state.h"
 #include "fast_paths.h"
@@ -1420,12 +1421,35 @@ LaunchStats run_grid(const LoadedModule& module, const Function& f, const Launch
     st.own_cluster->dims = {1, 1, 1};
     st.own_cluster->members = {&st};
     st.cluster = st.own_cluster.get();
+    st.kernel = &f;
     return st;
   };
-  State& first = new_slot();
   std::uint64_t next = 0;
-  bool alone_done = true;
+  // A checkpoint inside the launch is taken when its CTA is among the
+  // `starting` ones about to begin: the resident slots as they stand.
+  const GridCheckpointRequest* request = config.grid_checkpoint;
+  auto checkpoint = [&](const std::vector<State*>& active, std::uint64_t starting) {
+    if (!request || request->cta < next || request->cta >= next + starting) return;
+    GridSnapshot snapshot;
+    snapshot.next_cta = next;
+    for (const State* st : active)
+      snapshot.resident.push_back(cta_done(*st) ? std::vector<std::uint8_t>{}
+                                                : save_cta_state(*st));
+    std::exchange(request, nullptr)->take(snapshot);
+  };
+  State& first = new_slot();
+  std::vector<State*> active;
+  if (const GridSnapshot* resume = config.grid_resume) {
+    next = std::min(resume->next_cta, total);
+    for (const std::vector<std::uint8_t>& saved : resume->resident) {
+      State& st = active.empty() ? first : new_slot();
+      if (!saved.empty()) restore_cta_state(st, saved);
+      active.push_back(&st);
+    }
+  }
+  bool alone_done = active.empty();
   while (next < total && alone_done) {
+    checkpoint({}, 1);
     start(first, next++);
     const std::uint64_t began = first.stats.warp_instructions;
     GroupRun run(kQuantum);
@@ -1434,9 +1458,29 @@ LaunchStats run_grid(const LoadedModule& module, const Function& f, const Launch
     }
   }
   if (!alone_done) {
+    // A finished slot takes the grid's next CTA, as an SM's would.
+    auto refill = [&]() {
+      std::uint64_t finished = 0;
+      for (const State* st : active) finished += cta_done(*st);
+      checkpoint(active, std::min(finished, total - next));
+      std::vector<State*> still;
+      for (State* st : active) {
+        if (!cta_done(*st)) {
+          still.push_back(st);
+        } else if (next < total) {
+          start(*st, next++);
+          still.push_back(st);
+        }
+      }
+      active.swap(still);
+      return finished > 0;
+    };
     const std::uint64_t resident =
         std::max<std::uint64_t>(1, config.resident_ctas ? config.resident_ctas : config.sm_count);
-    std::vector<State*> active = {&first};
+    if (active.empty()) active = {&first};
+    refill();  // a resumed launch's finished slots
+    if (active.size() < resident)
+      checkpoint(active, std::min(resident - active.size(), total - next));
     while (active.size() < resident && next < total) {
       State& st = new_slot();
       start(st, next++);
@@ -1445,21 +1489,7 @@ LaunchStats run_grid(const LoadedModule& module, const Function& f, const Launch
     GroupRun group(kResidentQuantum);
     while (!active.empty()) {
       group.round(active);
-      std::vector<State*> still;
-      bool changed = false;
-      for (State* st : active) {
-        if (!cta_done(*st)) {
-          still.push_back(st);
-          continue;
-        }
-        changed = true;
-        if (next < total) {
-          start(*st, next++);
-          still.push_back(st);
-        }
-      }
-      if (changed) group.members_changed();
-      active.swap(still);
+      if (refill()) group.members_changed();
     }
   }
   return sum_stats(slots);
@@ -1467,10 +1497,25 @@ LaunchStats run_grid(const LoadedModule& module, const Function& f, const Launch
 
 }  // namespace
 
+std::vector<std::uint8_t> Executor::Cta::save() const {
+  return save_cta_state(*s_);
+}
+
+std::unique_ptr<Executor::Cta> Executor::restore_cta(const LoadedModule& module,
+                                                     const std::string& kernel,
+                                                     const LaunchConfig& config,
+                                                     const std::vector<std::uint8_t>& saved) {
+  std::unique_ptr<Cta> cta = begin_cta(module, kernel, config, {0, 0, 0});
+  restore_cta_state(*cta->s_, saved);
+  return cta;
+}
+
 LaunchStats Executor::launch(const LoadedModule& module, const std::string& kernel,
                              const LaunchConfig& config) {
   check_launch(module, kernel, config);
-  if (config.observer) return execute(module, kernel, config);  // the observer sees it all
+  // The observer sees it all; a launch that checkpoints or resumes is no whole launch.
+  if (config.observer || config.grid_checkpoint || config.grid_resume)
+    return execute(module, kernel, config);
   return replay_->launch(module, kernel, config, [&] { return execute(module, kernel, config); });
 }
 
@@ -1478,6 +1523,10 @@ LaunchStats Executor::execute(const LoadedModule& module, const std::string& ker
                               const LaunchConfig& config) {
   const Function& f = check_launch(module, kernel, config);
   const Dim3 cd = cluster_shape(f, config, kernel);
+  if ((config.grid_checkpoint || config.grid_resume) && (config.cooperative || cd.count() > 1))
+    throw std::invalid_argument("kernel '" + kernel +
+                                "': a checkpoint inside a kernel needs a grid of single CTAs, "
+                                "not a cooperative or clustered launch");
   if (config.cooperative) return run_cooperative(module, f, config, cd, memory_, out_);
   if (cd.count() == 1) return run_grid(module, f, config, memory_, out_);
   // One state per CTA of a cluster, reused cluster after cluster.

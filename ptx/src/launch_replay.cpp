@@ -60,7 +60,7 @@ void hash_texture(Hasher& h, std::uint64_t handle, const TextureDescriptor& d) {
 // Everything about the launch besides memory that its outcome depends on.
 LaunchReplay::Key signature(const LoadedModule& module, const std::string& kernel,
                             const LaunchConfig& c, bool strict) {
-  static_assert(sizeof(LaunchConfig) == 256, "hash the new LaunchConfig field");
+  static_assert(sizeof(LaunchConfig) == 272, "hash the new LaunchConfig field");
   Hasher h;
   h.value(module.serial());
   h.value(kernel.size());
@@ -78,7 +78,9 @@ LaunchReplay::Key signature(const LoadedModule& module, const std::string& kerne
   h.value(c.resident_ctas);
   for (std::uint32_t e : c.envreg) h.value(e);
   h.value(c.device_launches != nullptr);
-  h.value(c.observer != nullptr);  // never replayed; kept apart all the same
+  h.value(c.observer != nullptr);         // never replayed; kept apart all the same
+  h.value(c.grid_checkpoint != nullptr);  // neither are these
+  h.value(c.grid_resume != nullptr);
   h.value(strict);
   if (c.textures)
     for (const auto& [handle, d] : c.textures->objects()) hash_texture(h, handle, d);

@@ -102,8 +102,6 @@ TEST(ExecSettings, CheckpointOptionsAreCheckedBeforeTheProgramRuns) {
       {"ck_zeroth", "--checkpoint " + dir + " --checkpoint-at 'scale#0'", "count from 1"},
       {"ck_not_number", "--checkpoint " + dir + " --checkpoint-at 'scale#two'",
        "the occurrence 'two' is not a whole number"},
-      {"ck_cta", "--checkpoint " + dir + " --checkpoint-at 4:0",
-       "inside a kernel (KERNEL:CTA) are not supported yet"},
       {"ck_stop_alone", "--checkpoint-stop", "needs CNUAS_CHECKPOINT (--checkpoint DIR)"},
   };
   for (const Case& c : cases) {

@@ -34,10 +34,10 @@ grep -q 'checkpoint written at launch 7 (scale(int\*, int, int))' "$out/ck7.err"
   { cat "$out/ck7.err"; fail "no checkpoint message at launch 7"; }
 cmp "$out/ck7.out" "$out/full.out" || fail "the checkpoint run's output differs"
 
-# Format header: the magic and version 1 (docs/checkpoint-format.md).
+# Format header: the magic and version 2 (docs/checkpoint-format.md).
 file=$out/at7/checkpoint.cnck
 [ "$(head -c 8 "$file")" = CNUASCKP ] || fail "no CNUASCKP magic"
-[ "$(od -An -tu4 -j8 -N4 "$file" | tr -d ' ')" = 1 ] || fail "format version is not 1"
+[ "$(od -An -tu4 -j8 -N4 "$file" | tr -d ' ')" = 2 ] || fail "format version is not 2"
 
 # Resume in the checkpoint run's mode: same output (the skipped launches'
 # printf included), the same simulated time at the checkpoint's launch, and a
@@ -89,15 +89,13 @@ expect_refusal shorter "ended after 6 kernel launch(es), before the checkpoint's
 expect_refusal binary "written by another program" --resume "$out/at7" -- "$other" 1
 expect_refusal unreached "ended after 18 kernel launch(es) without reaching it" \
   --checkpoint "$out/never" --checkpoint-at 40 -- "$program"
-expect_refusal cta "inside a kernel (KERNEL:CTA) are not supported yet" \
-  --checkpoint "$out/cta" --checkpoint-at 7:0 -- "$program"
 expect_refusal missing "cannot read checkpoint" --resume "$out/none" -- "$program"
 
 # Damaged files: another version, a flipped byte, a truncation, no checkpoint.
-mkdir -p "$out/v2" "$out/flip" "$out/cut" "$out/junk"
-cp "$file" "$out/v2/checkpoint.cnck"
-printf '\x02' | env -u LD_PRELOAD dd of="$out/v2/checkpoint.cnck" bs=1 seek=8 conv=notrunc 2> /dev/null
-expect_refusal version "format version 2; this Cnuas reads version 1" --resume "$out/v2" -- \
+mkdir -p "$out/v3" "$out/flip" "$out/cut" "$out/junk"
+cp "$file" "$out/v3/checkpoint.cnck"
+printf '\x03' | env -u LD_PRELOAD dd of="$out/v3/checkpoint.cnck" bs=1 seek=8 conv=notrunc 2> /dev/null
+expect_refusal version "format version 3; this Cnuas reads versions 1 to 2" --resume "$out/v3" -- \
   "$program"
 size=$(stat -c %s "$file")
 # A byte changed in the reserved header field, at the frame's start, in the

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
@@ -96,6 +97,22 @@ class InstructionObserver {
                         const Instruction& inst, const std::uint64_t* regs) = 0;
 };
 
+// A grid in the middle of a launch (cnuas exec --checkpoint-at KERNEL:CTA):
+// the CTAs resident at one moment, each as bytes (Executor::Cta::save; empty
+// for a slot whose CTA has finished and that takes the next one), in the order
+// the engine runs them, and the linear index of the next CTA to begin.
+struct GridSnapshot {
+  std::uint64_t next_cta = 0;
+  std::vector<std::vector<std::uint8_t>> resident;
+};
+
+// Asks a functional launch for its GridSnapshot right before the CTA of linear
+// index `cta` (x + y*gx + z*gx*gy) begins; `take` receives it, once.
+struct GridCheckpointRequest {
+  std::uint64_t cta = 0;
+  std::function<void(const GridSnapshot&)> take;
+};
+
 struct LaunchConfig {
   Dim3 grid, block;
   Dim3 cluster;  // CTAs per thread-block cluster (a kernel's .reqnctapercluster wins)
@@ -120,6 +137,12 @@ struct LaunchConfig {
   DeviceLaunches* device_launches = nullptr;
   // The kernel debugger's observer (null: none); a launch with one is never replayed.
   InstructionObserver* observer = nullptr;
+  // A checkpoint inside the launch (null: none), and a launch that resumes from
+  // one (null: none): its saved CTAs continue, the CTAs before `next_cta` that
+  // had finished do not run again. Neither launch is replayed or recorded.
+  // Grids of single-CTA clusters only (not cooperative, not clustered).
+  const GridCheckpointRequest* grid_checkpoint = nullptr;
+  const GridSnapshot* grid_resume = nullptr;
 };
 
 struct LaunchStats {
@@ -202,6 +225,12 @@ class Executor {
                                                   const std::string& kernel,
                                                   const LaunchConfig& config, Dim3 cluster_id,
                                                   std::vector<std::unique_ptr<Cta>> recycled = {});
+  // The step interface resuming a launch: a CTA from the bytes Cta::save wrote
+  // for this kernel and configuration. Throws std::invalid_argument when the
+  // bytes do not describe a CTA of this kernel (ptx/src/cta_snapshot.cpp).
+  std::unique_ptr<Cta> restore_cta(const LoadedModule& module, const std::string& kernel,
+                                   const LaunchConfig& config,
+                                   const std::vector<std::uint8_t>& saved);
 
  private:
   std::unique_ptr<Cta> reuse_or_new(const LoadedModule& module, const LaunchConfig& config,
@@ -242,6 +271,9 @@ class Executor::Cta {
   void set_sm(std::uint32_t sm);
   // Runs every warp to completion (functional mode).
   void run();
+  // The CTA's whole state as bytes (docs/checkpoint-format.md, "CTA state"):
+  // Executor::restore_cta makes a CTA that continues exactly where this one is.
+  std::vector<std::uint8_t> save() const;
   const LaunchStats& stats() const;
 
   struct State;

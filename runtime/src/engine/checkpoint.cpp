@@ -139,6 +139,7 @@ std::unique_ptr<Checkpoints> Checkpoints::from_settings(const ProgramSettings& s
       c->target_index_ = s.checkpoint_at.index;
       c->target_name_ = s.checkpoint_at.kernel;
       c->target_occurrence_ = s.checkpoint_at.occurrence;
+      c->target_cta_ = s.checkpoint_at.cta;
       c->stop_ = s.checkpoint_stop;
       std::error_code ec;
       std::filesystem::create_directories(c->dir_, ec);
@@ -208,6 +209,15 @@ Checkpoints::Snapshot Checkpoints::snapshot() const {
   return s;
 }
 
+// --checkpoint-at as given (for messages), or --resume DIR when resuming.
+std::string Checkpoints::target_text() const {
+  if (mode_ == Mode::Resume) return "--resume " + dir_;
+  std::string t = target_index_ ? std::to_string(*target_index_)
+                                : fmt::format("{}#{}", target_name_, target_occurrence_);
+  if (target_cta_) t += ":" + std::to_string(*target_cta_);
+  return "--checkpoint-at " + t;
+}
+
 bool Checkpoints::is_target(const std::string& kernel) {
   if (target_index_) return launches_ == *target_index_;
   const std::string plain = gpu::demangled(kernel);
@@ -218,7 +228,7 @@ bool Checkpoints::is_target(const std::string& kernel) {
 }
 
 bool Checkpoints::before_launch(const ptx::LoadedModule& module, const std::string& kernel,
-                                int device, const ptx::LaunchConfig& config, Command& c) {
+                                int device, ptx::LaunchConfig& config, Command& c) {
   Record now{kernel,
              static_cast<std::uint32_t>(device),
              launch_signature(module, kernel, device, config),
@@ -227,6 +237,22 @@ bool Checkpoints::before_launch(const ptx::LoadedModule& module, const std::stri
     if (resumed_) return false;
     if (launches_ < records_.size()) return skip(now, c);
     restore(now, c);
+    if (target_inside_.present) {
+      check_inside(module, kernel, config);
+      // Every saved CTA must be one of this launch's: refused here, not as a fault mid-kernel.
+      std::ostringstream unused;
+      ptx::Executor probe(memory_, unused);
+      for (const std::vector<std::uint8_t>& saved : target_inside_.grid.resident) {
+        if (saved.empty()) continue;
+        try {
+          probe.restore_cta(module, kernel, config, saved);
+        } catch (const std::invalid_argument& e) {
+          refuse(fmt::format("--resume {}: {}", dir_, e.what()));
+        }
+      }
+      printf_ << target_inside_.printed;
+      config.grid_resume = &target_inside_.grid;
+    }
     return false;
   }
   if (written_) return false;
@@ -240,7 +266,32 @@ bool Checkpoints::before_launch(const ptx::LoadedModule& module, const std::stri
           fmt::format("a kernel launch before {} faulted; no checkpoint is written after a "
                       "fault",
                       launch_name(launches_, kernel)));
-    write_checkpoint(now, before, c);
+    if (target_cta_) {
+      // The checkpoint is written from inside the launch, when the executor
+      // reaches the CTA; memory is then the launch's, mid-way.
+      check_inside(module, kernel, config);
+      const std::size_t printed_before = printf_.str().size();
+      grid_request_.cta = *target_cta_;
+      const ptx::LaunchConfig* launch = &config;
+      grid_request_.take = [this, now, &c, printed_before, launch](const ptx::GridSnapshot& grid) {
+        const ptx::DeviceLaunches* children = launch->device_launches;
+        if (children && (!children->work.empty() || !children->pending.empty()))
+          refuse(fmt::format(
+              "{}: CTAs of {} before it launched kernels from the device "
+              "(dynamic parallelism), which a checkpoint inside a kernel does not hold; "
+              "checkpoint at the launch itself (drop :CTA) or at CTA 0",
+              target_text(), launch_name(launches_ - 1, now.kernel)));
+        Inside inside{true, *target_cta_, grid, {}};
+        const std::string out = printf_.str();
+        if (out.size() >= printed_before) inside.printed = out.substr(printed_before);
+        grid_pending_ = false;
+        write_checkpoint(now, launches_ - 1, snapshot(), c, inside);
+      };
+      config.grid_checkpoint = &grid_request_;
+      grid_pending_ = true;
+    } else {
+      write_checkpoint(now, launches_, before, c, Inside{});
+    }
     written_ = true;
     ++launches_;
     return false;
@@ -253,6 +304,11 @@ bool Checkpoints::before_launch(const ptx::LoadedModule& module, const std::stri
 }
 
 void Checkpoints::after_launch(Command& c) {
+  if (mode_ == Mode::Record && grid_pending_)
+    refuse(fmt::format(
+        "{}: launch {} ran in performance mode, which takes no checkpoint inside a kernel; run "
+        "it functionally (--gpu-mode functional, or --gpu-kernel-modes KERNEL=functional)",
+        target_text(), launches_ - 1));
   if (mode_ != Mode::Record || !pending_) return;
   const Record record = *std::exchange(pending_, std::nullopt);
   const Snapshot after = snapshot();
@@ -282,7 +338,8 @@ void Checkpoints::after_launch(Command& c) {
   pending_before_ = {};
 }
 
-void Checkpoints::write_checkpoint(const Record& at, const Snapshot& memory, const Command& c) {
+void Checkpoints::write_checkpoint(const Record& at, std::uint64_t index, const Snapshot& memory,
+                                   const Command& c, const Inside& inside) {
   const std::vector<CheckpointAllocation> table =
       allocations ? allocations() : std::vector<CheckpointAllocation>{};
   const auto start = std::chrono::steady_clock::now();
@@ -290,7 +347,7 @@ void Checkpoints::write_checkpoint(const Record& at, const Snapshot& memory, con
   std::uint64_t image_bytes = 0;
   try {
     w.bytes("MEMS", 4);
-    w.u64(launches_);
+    w.u64(index);
     w.text(at.kernel);
     w.u32(at.device);
     write_key(w, at.signature);
@@ -313,15 +370,34 @@ void Checkpoints::write_checkpoint(const Record& at, const Snapshot& memory, con
         w.bytes(p.host, p.bytes);
         image_bytes += p.bytes;
       }
+    w.bytes("CTAS", 4);
+    w.u32(inside.present ? 1 : 0);
+    if (inside.present) {
+      w.u64(inside.cta);
+      w.u64(inside.grid.next_cta);
+      w.text(inside.printed);
+      w.u64(inside.grid.resident.size());
+      for (const std::vector<std::uint8_t>& cta : inside.grid.resident) {
+        w.u64(cta.size());
+        w.bytes(cta.data(), cta.size());
+      }
+    }
     w.bytes("END!", 4);
     const std::uint64_t file_bytes = w.finish();
     writer_.reset();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::size_t resident = 0;
+    for (const std::vector<std::uint8_t>& cta : inside.grid.resident) resident += !cta.empty();
+    const std::string where =
+        inside.present
+            ? fmt::format(", inside it before CTA {} (next CTA to begin: {}; {} CTA(s) resident)",
+                          inside.cta, inside.grid.next_cta, resident)
+            : "";
     std::cerr << fmt::format(
-        "cnuas: checkpoint written at {}: {} ({} launch(es) before it; {:.1f} MiB of device "
+        "cnuas: checkpoint written at {}{}: {} ({} launch(es) before it; {:.1f} MiB of device "
         "memory in {:.2f} s; the file has {:.1f} MiB)\n",
-        launch_name(launches_, at.kernel), file_, launches_, image_bytes / 1048576.0, seconds,
+        launch_name(index, at.kernel), where, file_, index, image_bytes / 1048576.0, seconds,
         file_bytes / 1048576.0);
   } catch (const CheckpointFileError& e) {
     refuse(e.what());
@@ -399,8 +475,63 @@ void Checkpoints::index_file() {
           fmt::format("checkpoint '{}' is damaged: a piece of {} bytes", file_, bytes));
     r.skip(bytes);
   }
+  if (r.version() >= 2) target_inside_ = read_inside(r);
   r.tag("END!");
   r.end();
+}
+
+Checkpoints::Inside Checkpoints::read_inside(CheckpointReader& r) const {
+  r.tag("CTAS");
+  Inside inside;
+  const std::uint32_t kind = r.u32();
+  if (kind > 1)
+    throw CheckpointFileError(
+        fmt::format("checkpoint '{}' is damaged: a CTAS record of kind {}", file_, kind));
+  inside.present = kind == 1;
+  if (!inside.present) return inside;
+  inside.cta = r.u64();
+  inside.grid.next_cta = r.u64();
+  inside.printed = r.text(std::uint64_t{1} << 31);
+  const std::uint64_t slots = r.u64();
+  if (slots > (std::uint64_t{1} << 24))
+    throw CheckpointFileError(
+        fmt::format("checkpoint '{}' is damaged: {} resident CTAs", file_, slots));
+  for (std::uint64_t i = 0; i < slots; ++i) {
+    const std::uint64_t bytes = r.u64();
+    if (bytes > (std::uint64_t{1} << 30))  // far above any CTA's registers, stacks and shared
+      throw CheckpointFileError(
+          fmt::format("checkpoint '{}' is damaged: a CTA state of {} bytes", file_, bytes));
+    std::vector<std::uint8_t> cta(bytes);
+    r.bytes(cta.data(), cta.size());
+    inside.grid.resident.push_back(std::move(cta));
+  }
+  return inside;
+}
+
+// A checkpoint inside a launch needs a grid of single CTAs, the CTA in it.
+void Checkpoints::check_inside(const ptx::LoadedModule& module, const std::string& kernel,
+                               const ptx::LaunchConfig& config) {
+  const std::uint64_t cta = mode_ == Mode::Record ? *target_cta_ : target_inside_.cta;
+  const std::string at = launch_name(launches_, kernel);
+  const ptx::Function* f = module.module().find(kernel);
+  const bool clustered = config.cluster.count() > 1 ||
+                         (f && f->cluster_dims[0] * f->cluster_dims[1] * f->cluster_dims[2] > 1);
+  const ptx::Dim3 g = config.grid;
+  if (cta >= g.count())
+    refuse(fmt::format(
+        "{}: {} has a grid of {}x{}x{} = {} CTAs; accepted: a CTA index "
+        "from 0 to {} (x + y*{} + z*{})",
+        target_text(), at, g.x, g.y, g.z, g.count(), g.count() - 1, g.x, std::uint64_t{g.x} * g.y));
+  if (config.cooperative)
+    refuse(
+        fmt::format("{}: {} is a cooperative launch, whose CTAs all begin at once: no "
+                    "CTA begins inside it; checkpoint at the launch itself (drop :CTA)",
+                    target_text(), at));
+  if (clustered)
+    refuse(fmt::format(
+        "{}: {} runs in thread-block clusters; a checkpoint inside a "
+        "kernel supports grids of single CTAs; checkpoint at the launch itself (drop :CTA)",
+        target_text(), at));
 }
 
 // Device memory now, refused unless its hash is the one recorded before this launch.
@@ -491,6 +622,7 @@ void Checkpoints::restore(const Record& now, const Command& c) {
             dir_, device));
       r.bytes(p->second->host, bytes);
     }
+    if (r.version() >= 2) read_inside(r);
     r.tag("END!");
     r.end();
   } catch (const CheckpointFileError& e) {
@@ -498,14 +630,29 @@ void Checkpoints::restore(const Record& now, const Command& c) {
   }
   reader_.reset();
   resumed_ = true;
+  std::size_t resident = 0;
+  for (const std::vector<std::uint8_t>& cta : target_inside_.grid.resident)
+    resident += !cta.empty();
+  const std::string where =
+      target_inside_.present
+          ? fmt::format(
+                " inside it, before CTA {} (next CTA to begin: {}; {} CTA(s) resident "
+                "restored)",
+                target_inside_.cta, target_inside_.grid.next_cta, resident)
+          : "";
   std::cerr << fmt::format(
-      "cnuas: resumed from {} at {}: {} launch(es) skipped; simulated time {} ps at its "
+      "cnuas: resumed from {} at {}{}: {} launch(es) skipped; simulated time {} ps at its "
       "submission (the checkpoint's: {} ps)\n",
-      file_, launch_name(launches_, now.kernel), launches_, c.submit_ps, target_submit_ps_);
+      file_, launch_name(launches_, now.kernel), where, launches_, c.submit_ps, target_submit_ps_);
   ++launches_;
 }
 
 void Checkpoints::finish() {
+  if (mode_ == Mode::Record && grid_pending_)
+    refuse(fmt::format(
+        "{}: the checkpoint's launch ended (a fault?) before CTA {} began; no checkpoint was "
+        "written",
+        target_text(), *target_cta_));
   if (mode_ == Mode::Record && !written_)
     refuse(fmt::format(
         "--checkpoint-at {}: the program ended after {} kernel launch(es) without reaching it; "

@@ -59,8 +59,10 @@ class Checkpoints {
 
   // Before a host kernel launch executes. True when it is skipped: its
   // recorded outcome is applied to memory and its work put in c.
+  // For a checkpoint inside the launch (KERNEL:CTA) it sets the config's
+  // grid_checkpoint (recording) or grid_resume (resuming).
   bool before_launch(const ptx::LoadedModule& module, const std::string& kernel, int device,
-                     const ptx::LaunchConfig& config, Command& c);
+                     ptx::LaunchConfig& config, Command& c);
   // After a launch before_launch did not skip ran without a fault.
   void after_launch(Command& c);
   // At exit: a run that never reached the checkpoint's launch is an error.
@@ -86,12 +88,25 @@ class Checkpoints {
     std::uint32_t device = 0;
     Key signature{}, state{};
   };
+  // The CTAS record: where inside its launch the checkpoint stands.
+  struct Inside {
+    bool present = false;  // false: at the launch's start (a kernel boundary)
+    std::uint64_t cta = 0;
+    ptx::GridSnapshot grid;
+    std::string printed;  // the launch's device printf output before the checkpoint
+  };
   enum class Mode { Record, Resume };
 
   Checkpoints(Mode mode, ptx::DeviceMemory& memory, std::ostringstream& printf_out);
   Snapshot snapshot() const;
   bool is_target(const std::string& kernel);
-  void write_checkpoint(const Record& at, const Snapshot& memory, const Command& c);
+  std::string target_text() const;
+  // `index`: the launch's, which is also the number of launches before it.
+  void write_checkpoint(const Record& at, std::uint64_t index, const Snapshot& memory,
+                        const Command& c, const Inside& inside);
+  void check_inside(const ptx::LoadedModule& module, const std::string& kernel,
+                    const ptx::LaunchConfig& config);
+  Inside read_inside(CheckpointReader& r) const;
   void index_file();  // resume: reads the whole file once, keeping the records
   Snapshot memory_as_recorded(const Record& now, const Key& recorded) const;
   bool skip(const Record& now, Command& c);
@@ -113,11 +128,17 @@ class Checkpoints {
   Snapshot pending_before_;
   std::size_t pending_printf_ = 0;
   bool written_ = false, faulted_ = false;
+  // Recording inside a launch (KERNEL:CTA): the CTA, the request the executor
+  // answers, and whether the target launch runs without having answered yet.
+  std::optional<std::uint64_t> target_cta_;
+  ptx::GridCheckpointRequest grid_request_;
+  bool grid_pending_ = false;
   // Resuming: the records, the launch to resume at, and the file read again
   // record by record as the launches come.
   std::vector<Record> records_;
   Record target_;
   std::uint64_t target_submit_ps_ = 0;
+  Inside target_inside_;
   std::unique_ptr<CheckpointReader> reader_;
   bool resumed_ = false;
 };

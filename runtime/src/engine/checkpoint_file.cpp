@@ -101,10 +101,11 @@ CheckpointReader::CheckpointReader(const std::string& path) : path_(path) {
         path));
   if (std::fread(header, 1, sizeof header, file_) != sizeof header)
     throw CheckpointFileError(fmt::format("checkpoint '{}' is truncated in its header", path));
-  if (header[0] != kCheckpointVersion)
+  if (header[0] < kCheckpointOldestVersion || header[0] > kCheckpointVersion)
     throw CheckpointFileError(
-        fmt::format("checkpoint '{}' has format version {}; this Cnuas reads version {}", path,
-                    header[0], kCheckpointVersion));
+        fmt::format("checkpoint '{}' has format version {}; this Cnuas reads versions {} to {}",
+                    path, header[0], kCheckpointOldestVersion, kCheckpointVersion));
+  version_ = header[0];
   if (header[1] != 0)
     throw CheckpointFileError(fmt::format(
         "checkpoint '{}' is damaged: its reserved header field is {}, not 0", path, header[1]));

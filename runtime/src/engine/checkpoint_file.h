@@ -18,7 +18,10 @@
 namespace cnuas::cuda {
 
 inline constexpr char kCheckpointMagic[8] = {'C', 'N', 'U', 'A', 'S', 'C', 'K', 'P'};
-inline constexpr std::uint32_t kCheckpointVersion = 1;
+// Version 2 added the CTAS record (checkpoints inside a kernel); version 1
+// files, without it, are still read.
+inline constexpr std::uint32_t kCheckpointVersion = 2;
+inline constexpr std::uint32_t kCheckpointOldestVersion = 1;
 inline constexpr const char* kCheckpointFileName = "checkpoint.cnck";
 
 class CheckpointFileError : public std::runtime_error {
@@ -69,6 +72,7 @@ class CheckpointReader {
   // Expects the end of the frame: its checksum verified, nothing after it.
   void end();
   const std::string& path() const { return path_; }
+  std::uint32_t version() const { return version_; }
 
  private:
   bool refill();  // false at the end of the frame
@@ -80,6 +84,7 @@ class CheckpointReader {
   std::vector<char> out_;
   std::size_t out_pos_ = 0, out_end_ = 0;
   bool frame_done_ = false;
+  std::uint32_t version_ = 0;
 };
 
 }  // namespace cnuas::cuda
