@@ -67,7 +67,7 @@ TEST(CheckpointFile, WhatIsWrittenReadsBack) {
   const std::vector<char> bytes = read_all(path);
   ASSERT_GE(bytes.size(), 16u);
   EXPECT_EQ(std::string(bytes.data(), 8), "CNUASCKP");
-  EXPECT_EQ(bytes[8], 1);  // version 1, little-endian
+  EXPECT_EQ(bytes[8], 2);  // version 2 (docs/checkpoint-format.md), little-endian
   std::filesystem::remove(path);
 }
 
