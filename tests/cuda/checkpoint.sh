@@ -10,17 +10,7 @@ cnuas=$1 program=$2 out=$3 other=$4
 rm -rf "$out"
 mkdir -p "$out"
 unset LD_LIBRARY_PATH
-fail() { echo "FAIL: $*"; exit 1; }
-
-# expect_refusal NAME PATTERN cnuas-args...: exit status 2 and PATTERN on stderr.
-expect_refusal() {
-  local name=$1 pattern=$2
-  shift 2
-  "$cnuas" exec "$@" > "$out/$name.out" 2> "$out/$name.err"
-  local rc=$?
-  [ "$rc" = 2 ] || { cat "$out/$name.err"; fail "$name: exit status $rc, expected 2"; }
-  grep -q -- "$pattern" "$out/$name.err" || { cat "$out/$name.err"; fail "$name: no '$pattern'"; }
-}
+. "$(dirname "$0")/refusal.sh"
 
 "$cnuas" exec --gpu-mode functional --trace "$out/full.jsonl" -- "$program" \
   > "$out/full.out" 2> "$out/full.err" || { cat "$out/full.err"; fail "uninterrupted run"; }
