@@ -92,7 +92,7 @@ bool float_compare(Cmp c) {  // the comparisons exec_float's compare_floats runs
 
 // sin/cos/ex2/lg2 (.approx, any .ftz), sqrt rounded to nearest, min/max and
 // setp without .ftz: exec_float's lane loops for them.
-FastForm float_unary_form(const Instruction& i) {
+FastForm f32_function_form(const Instruction& i) {
   if (i.type != Type::F32) return FastForm::None;
   switch (i.op) {
     case Opcode::sin:
@@ -139,7 +139,7 @@ FastForm fast_form(const Instruction& i) {
   if (i.op == Opcode::sin || i.op == Opcode::cos || i.op == Opcode::ex2 || i.op == Opcode::lg2 ||
       i.op == Opcode::sqrt || i.op == Opcode::min || i.op == Opcode::max ||
       (i.op == Opcode::setp && i.type == Type::F32))
-    return float_unary_form(i);
+    return f32_function_form(i);
   if (i.op == Opcode::cvt) return int_to_f32_form(i);
   const unsigned bits = type_bits(i.type);
   switch (i.op) {
