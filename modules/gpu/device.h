@@ -65,6 +65,9 @@ struct KernelOutcome {
   KernelTiming timing = KernelTiming::Analytic;  // the timing it got
   std::optional<KernelRun> run;
   std::string note;  // why it got another timing than asked for, for the user
+  // The grid stopped part-way into its config's suspend_into (ptx::LaunchStats::suspended);
+  // `dims` count the work before the stop that the saved CTAs do not carry.
+  bool suspended = false;
 };
 
 class Device {

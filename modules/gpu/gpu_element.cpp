@@ -229,6 +229,7 @@ gpu::KernelOutcome Gpu::execute(const gpu::KernelLaunch& launch) {
     return outcome;
   }
   const ptx::LaunchStats stats = executor_->launch(*launch.module, launch.kernel, config);
+  outcome.suspended = stats.suspended;
   if (outcome.timing == gpu::KernelTiming::Functional) {
     outcome.dims.set(WorkDim::DeviceTime, 0);  // results only: the kernel takes its launch overhead
     return outcome;

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "cycle_watch.h"
 #include "exec_state.h"
 #include "fast_paths.h"
 #include "lanes.h"
@@ -1046,23 +1047,34 @@ namespace {
 // (counters, %clock) keep running, up to the instruction limit.
 class GroupRun {
  public:
-  explicit GroupRun(unsigned quantum) : quantum_(quantum) {}
+  // `watch`: also prove when the group cycles through the same states without
+  // writing memory (cycling()), which only something outside it can end.
+  explicit GroupRun(unsigned quantum, bool watch = false) : quantum_(quantum), watch_(watch) {}
   // One round: every warp of every CTA gets a turn. Faults the group when it
   // can never make progress. True when every CTA has finished.
   bool round(const std::vector<State*>& ctas);
   // The group's members changed: earlier stalled rounds say nothing any more.
-  void members_changed() { have_before_ = false; }
+  void members_changed() {
+    have_before_ = false;
+    cycle_.reset();
+  }
+  bool cycling() const { return cycling_; }
 
  private:
   unsigned quantum_;
+  bool watch_, cycling_ = false;
+  CycleWatch cycle_;
   std::vector<std::uint8_t> before_, after_;  // the group's state after consecutive stalled rounds
   bool have_before_ = false;
 };
 
 bool GroupRun::round(const std::vector<State*>& ctas) {
   bool progress = false, all_done = true, all_yielded = true, any_yielded = false;
-  std::uint64_t writes = 0;
-  for (const State* s : ctas) writes += s->global_writes;
+  std::uint64_t writes = 0, issued = 0;
+  for (const State* s : ctas) {
+    writes += s->global_writes;
+    issued += s->stats.warp_instructions;
+  }
   for (State* sp : ctas) {
     State& s = *sp;
     if (run_together(s, quantum_)) progress = true;
@@ -1089,8 +1101,11 @@ bool GroupRun::round(const std::vector<State*>& ctas) {
       }
     }
   }
-  std::uint64_t writes_after = 0;
-  for (const State* s : ctas) writes_after += s->global_writes;
+  std::uint64_t writes_after = 0, issued_after = 0;
+  for (const State* s : ctas) {
+    writes_after += s->global_writes;
+    issued_after += s->stats.warp_instructions;
+  }
   bool stuck = false;
   // Only a round in which some warp failed an mbarrier wait can be stuck: one
   // in which every warp merely reached a barrier (most rounds of a kernel that
@@ -1124,7 +1139,26 @@ bool GroupRun::round(const std::vector<State*>& ctas) {
                     " expected");
     }
   }
+  if (watch_ && !all_done && progress)
+    cycling_ = cycle_.after_round(ctas, issued_after - issued, writes_after != writes);
   return all_done;
+}
+
+// A group proven to cycle (GroupRun::cycling) with nothing left to suspend it
+// into: named at the first live warp's instruction.
+[[noreturn]] void fault_cycling(const std::vector<State*>& ctas) {
+  for (const State* sp : ctas)
+    for (const Warp& w : sp->warps) {
+      if (w.done()) continue;
+      const Function& fn = *w.frames.back().fn;
+      const Instruction& i = fn.code[std::min<std::size_t>(
+          w.simt.back().pc ? w.simt.back().pc - 1 : 0, fn.code.size() - 1)];
+      sp->fault(w, static_cast<unsigned>(__builtin_ctz(w.simt.back().mask | 1u)), i,
+                "the grid can never finish: its running CTAs repeat the same states and write "
+                "no memory, so they wait for memory that nothing in the grid changes (a flag "
+                "the host or other work should set?)");
+    }
+  throw std::logic_error("fault_cycling: no live warp");
 }
 
 void run_group(const std::vector<State*>& ctas, unsigned quantum = kQuantum) {
@@ -1381,6 +1415,27 @@ LaunchStats run_cooperative(const LoadedModule& module, const Function& f,
   return sum_stats(states);
 }
 
+// The resident CTAs of a grid that can never finish by itself (they cycle,
+// GroupRun::cycling), saved into `into` with the next CTA to begin; without
+// `into` the grid faults. Returns what the saved CTAs do not carry.
+LaunchStats suspend_grid(const std::vector<State*>& active, std::uint64_t next,
+                         const std::vector<std::unique_ptr<State>>& slots, GridSnapshot* into) {
+  if (!into) fault_cycling(active);
+  into->next_cta = next;
+  into->resident.clear();
+  LaunchStats rest = sum_stats(slots);
+  for (const State* st : active) {
+    into->resident.push_back(save_cta_state(*st));
+    rest.warp_instructions -= st->stats.warp_instructions;
+    rest.thread_instructions -= st->stats.thread_instructions;
+    rest.ctas -= st->stats.ctas;
+    rest.global_bytes -= st->stats.global_bytes;
+    rest.builtin_calls -= st->stats.builtin_calls;
+  }
+  rest.suspended = true;
+  return rest;
+}
+
 // How long a CTA runs alone before the CTAs hardware would hold resident
 // beside it join it: it may be waiting for one of them.
 constexpr std::uint64_t kAloneBudget = std::uint64_t{1} << 24;  // warp instructions
@@ -1452,8 +1507,8 @@ LaunchStats run_grid(const LoadedModule& module, const Function& f, const Launch
     checkpoint({}, 1);
     start(first, next++);
     const std::uint64_t began = first.stats.warp_instructions;
-    GroupRun run(kQuantum);
-    while (!(alone_done = run.round({&first})) &&
+    GroupRun run(kQuantum, true);
+    while (!(alone_done = run.round({&first})) && !run.cycling() &&
            first.stats.warp_instructions - began < kAloneBudget) {
     }
   }
@@ -1486,10 +1541,13 @@ LaunchStats run_grid(const LoadedModule& module, const Function& f, const Launch
       start(st, next++);
       active.push_back(&st);
     }
-    GroupRun group(kResidentQuantum);
+    GroupRun group(kResidentQuantum, true);
     while (!active.empty()) {
       group.round(active);
-      if (refill()) group.members_changed();
+      if (refill())
+        group.members_changed();
+      else if (group.cycling())
+        return suspend_grid(active, next, slots, config.suspend_into);
     }
   }
   return sum_stats(slots);

@@ -60,7 +60,7 @@ void hash_texture(Hasher& h, std::uint64_t handle, const TextureDescriptor& d) {
 // Everything about the launch besides memory that its outcome depends on.
 LaunchReplay::Key signature(const LoadedModule& module, const std::string& kernel,
                             const LaunchConfig& c, bool strict) {
-  static_assert(sizeof(LaunchConfig) == 272, "hash the new LaunchConfig field");
+  static_assert(sizeof(LaunchConfig) == 280, "hash the new LaunchConfig field");
   Hasher h;
   h.value(module.serial());
   h.value(kernel.size());
@@ -81,6 +81,8 @@ LaunchReplay::Key signature(const LoadedModule& module, const std::string& kerne
   h.value(c.observer != nullptr);         // never replayed; kept apart all the same
   h.value(c.grid_checkpoint != nullptr);  // neither are these
   h.value(c.grid_resume != nullptr);
+  // Not c.suspend_into: a launch that stops part-way is never recorded, and a
+  // whole one ends the same whether or not it could have stopped.
   h.value(strict);
   if (c.textures)
     for (const auto& [handle, d] : c.textures->objects()) hash_texture(h, handle, d);
@@ -136,7 +138,8 @@ LaunchStats LaunchReplay::launch(const LoadedModule& module, const std::string& 
   if (first || history.given_up) {
     const LaunchStats stats = execute();
     history.warp_instructions = stats.warp_instructions;
-    if (stats.builtin_calls) history.given_up = true;
+    // Effects outside device memory, or a grid that stopped part-way: never replayed.
+    if (stats.builtin_calls || stats.suspended) history.given_up = true;
     return stats;
   }
   Snapshot before = pieces();
@@ -159,7 +162,7 @@ LaunchStats LaunchReplay::launch(const LoadedModule& module, const std::string& 
   history.warp_instructions = stats.warp_instructions;
   const unsigned allowed =
       history.replayed ? kMissesAfterReplaysBeforeGivingUp : kMissesBeforeGivingUp;
-  if (stats.builtin_calls || ++history.misses >= allowed) {
+  if (stats.builtin_calls || stats.suspended || ++history.misses >= allowed) {
     history.given_up = true;
     forget(sig);
     return stats;

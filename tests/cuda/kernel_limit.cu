@@ -4,9 +4,12 @@
 // (cudaErrorLaunchTimeout). A kernel below the limit runs.
 #include "check.h"
 
-__global__ void spin(volatile int* flag) {
-  while (*flag == 0) {
-  }
+// Counts while it waits: its state changes, so only the limit stops it (a
+// spin that repeats itself is proven endless sooner: spin_release.cu).
+__global__ void spin(volatile int* flag, int* out) {
+  int n = 0;
+  while (*flag == 0) ++n;
+  *out = n;
 }
 
 __global__ void count(int* out, int n) {
@@ -26,7 +29,7 @@ int main() {
   int s = 0;
   CUDA_OK(cudaMemcpy(&s, out, sizeof s, cudaMemcpyDeviceToHost));
   CHECK(s == 4950);
-  spin<<<1, 32>>>(flag);  // nobody sets the flag
+  spin<<<1, 32>>>(flag, out);  // nobody sets the flag
   CHECK(cudaDeviceSynchronize() == cudaErrorLaunchTimeout);
   std::printf("PASS\n");
   return 0;

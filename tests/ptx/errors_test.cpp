@@ -176,7 +176,11 @@ TEST(PtxErrors, TrapBarrierDeadlockAndRunawayKernels) {
   EXPECT_NE(e.find("barrier 1 can never complete: 32 threads arrived, 64 expected"),
             std::string::npos)
       << e;
-  PtxRun spin(".visible .entry s()\n{\n$L:\n\tbra.uni $L;\n}\n");
+  // A loop whose state changes (a spin that repeats itself is proven endless
+  // earlier: suspend_test.cpp).
+  PtxRun spin(
+      ".visible .entry s()\n{\n\t.reg .b32 %r<2>;\n$L:\n\tadd.u32 %r1, %r1, 1;\n"
+      "\tbra.uni $L;\n}\n");
   e = spin.launch("s", {1, 1, 1}, {32, 1, 1}, {}, 100000);
   EXPECT_NE(e.find("instruction limit of 100000"), std::string::npos) << e;
 }

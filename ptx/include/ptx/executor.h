@@ -143,6 +143,13 @@ struct LaunchConfig {
   // Grids of single-CTA clusters only (not cooperative, not clustered).
   const GridCheckpointRequest* grid_checkpoint = nullptr;
   const GridSnapshot* grid_resume = nullptr;
+  // Where a grid that cannot finish by itself stops (null: it faults). Its
+  // resident CTAs repeat the same states and write no memory: they spin on
+  // memory that only something outside the grid can change (the host, another
+  // stream's work). The launch returns LaunchStats::suspended, its resident
+  // CTAs saved here; a launch with grid_resume = that snapshot continues them.
+  // Grids of single-CTA clusters; cooperative and clustered launches run on.
+  GridSnapshot* suspend_into = nullptr;
 };
 
 struct LaunchStats {
@@ -153,6 +160,10 @@ struct LaunchStats {
   // Calls of functions the engine provides (printf, malloc, assert, the device
   // runtime): effects outside device memory, so such a launch is never replayed.
   std::uint64_t builtin_calls = 0;
+  // The grid stopped into LaunchConfig::suspend_into. The figures above count
+  // the work the saved CTAs do not carry (each saved slot carries its own), so
+  // the parts of a suspended and resumed launch add up to the whole.
+  bool suspended = false;
 };
 
 // Global bytes a bulk copy (the Tensor Memory Accelerator) reads or writes.

@@ -133,6 +133,11 @@ void Runtime::finish() {
   finished_ = true;
   try {
     flush_printf();
+    // As on hardware, the process ends with them: said, since their results never came.
+    for (const CommandPtr& c : timeline_->suspended())
+      if (log_level_ != LogLevel::Quiet)
+        std::cerr << "cnuas: kernel " << c->name
+                  << " was still waiting for memory the program never set when it ended\n";
     if (capture_) capture_->report_missing();
     session_->finish([this](std::uint64_t end_ps) {
       if (gpu_faults_) gpu_faults_->finish(end_ps, log_level_);

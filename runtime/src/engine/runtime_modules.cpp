@@ -34,7 +34,10 @@ cudaError_t fault_code(const std::string& message) {
   if (message.find("outside any") != std::string::npos) return cudaErrorIllegalAddress;
   if (message.find("read-only") != std::string::npos) return cudaErrorIllegalAddress;
   // A kernel past the instruction limit is what a watchdog stops on the hardware.
-  if (message.find("instruction limit") != std::string::npos) return cudaErrorLaunchTimeout;
+  // So is one that spins on memory nothing will change any more.
+  if (message.find("instruction limit") != std::string::npos ||
+      message.find("can never finish") != std::string::npos)
+    return cudaErrorLaunchTimeout;
   return cudaErrorLaunchFailure;
 }
 
@@ -375,25 +378,64 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
   if (gpu_faults_ && gpu_faults_->watches(dev))
     cmd->on_done = [this, dev](Command& c) { check_gpu_faults(c, dev); };
   Module& module = *k.module;
-  cmd->start = [this, launch, config, &desc, device_index, &module, captured](Command& c) mutable {
+  // What the effect keeps between the parts of a grid that stops part-way
+  // (Command::suspended): its saved CTAs, what ran before, its device-side launches.
+  struct Parts {
+    bool begun = false, may_stop = false;
+    ptx::GridSnapshot stopped, resume_from;
+    std::uint64_t warp_instructions = 0, bytes = 0;
+    ptx::DeviceLaunches launched;  // dynamic parallelism: what the grid launches
+  };
+  auto parts = std::make_shared<Parts>();
+  cmd->start = [this, launch, config, &desc, device_index, &module, captured,
+                parts](Command& c) mutable {
+    c.suspended = false;
     if (fault_ == cudaSuccess) {
       launch.config = config.get();
-      ptx::DeviceLaunches launched;  // dynamic parallelism: what the grid launches
+      const bool first_part = !parts->begun;
+      parts->begun = true;
+      ptx::DeviceLaunches& launched = parts->launched;
       launched.device = device_index;
       launched.device_count = device_count();
       config->device_launches = &launched;
       struct Detach {
         ptx::LaunchConfig& config;
-        ~Detach() { config.device_launches = nullptr; }
+        ~Detach() {
+          config.device_launches = nullptr;
+          config.suspend_into = nullptr;
+        }
       } detach{*config};
-      if (captured)
+      if (captured && first_part)
         capture_->before(launch.kernel, module.source, module.origin, *module.loaded, *config,
                          memory_);
       try {
-        if (checkpoints_ &&
-            checkpoints_->before_launch(*module.loaded, launch.kernel, device_index, *config, c))
-          return;  // skipped on resume: its recorded outcome is applied
+        if (first_part) {
+          if (checkpoints_ &&
+              checkpoints_->before_launch(*module.loaded, launch.kernel, device_index, *config, c))
+            return;  // skipped on resume: its recorded outcome is applied
+          // A grid inside a checkpoint's launch runs to its end.
+          parts->may_stop = !config->grid_checkpoint && !config->grid_resume;
+        } else {
+          config->grid_resume = &parts->resume_from;
+        }
+        // It may stop where only the host or other work can release it, unless
+        // nothing else is left to do so (Command::must_finish): then it faults.
+        if (parts->may_stop && !c.must_finish) config->suspend_into = &parts->stopped;
         gpu::KernelOutcome outcome = desc.device->execute(launch);
+        if (!first_part) config->grid_resume = nullptr;
+        if (outcome.suspended) {
+          parts->warp_instructions += outcome.dims.get(WorkDim::WarpInstructions);
+          parts->bytes += outcome.dims.get(WorkDim::Bytes);
+          parts->resume_from = std::move(parts->stopped);
+          c.suspended = true;
+          print_memory_reports();
+          return;
+        }
+        // An analytic timing counts every part's work.
+        for (const auto& [dim, before] :
+             {std::pair{WorkDim::WarpInstructions, parts->warp_instructions},
+              std::pair{WorkDim::Bytes, parts->bytes}})
+          if (outcome.dims.has(dim)) outcome.dims.set(dim, outcome.dims.get(dim) + before);
         if (captured) capture_->after(*module.loaded, memory_, true);
         if (!outcome.note.empty() && notes_given_.insert(outcome.note).second &&
             log_level_ != LogLevel::Quiet)

@@ -1,7 +1,9 @@
 #include "engine/timeline.h"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include <systemc>
 
@@ -34,6 +36,7 @@ void Timeline::submit(Stream& s, CommandPtr cmd) {
     return;
   }
   ++host_activity_;
+  resume_suspended();  // the host may have set what a stopped grid waits for
   if (cmd->host_work) host_pending_.push_back(cmd);
   std::vector<CommandPtr> deps = std::move(s.pending_waits);
   s.pending_waits.clear();
@@ -98,6 +101,14 @@ void Timeline::drain() {
 
 void Timeline::release(const CommandPtr& cmd) {
   if (!cmd->effect_ran) run_own_effect(*cmd);
+  if (cmd->suspended) {
+    suspended_.push_back(cmd);
+    return;
+  }
+  finish_release(cmd);
+}
+
+void Timeline::finish_release(const CommandPtr& cmd) {
   if (cmd->on_release) {
     cmd->on_release();
     cmd->on_release = nullptr;
@@ -128,10 +139,14 @@ void Timeline::run_own_effect(Command& cmd) {
     throw;
   }
   --in_effect_;
+  if (cmd.suspended) {
+    cmd.effect_ran = false;
+    return;
+  }
   if (after_effect_) after_effect_(cmd);
 }
 
-void Timeline::run_effect(const CommandPtr& cmd) {
+bool Timeline::run_effect(const CommandPtr& cmd) {
   std::vector<CommandPtr> stack{cmd};
   while (!stack.empty()) {
     const CommandPtr top = stack.back();
@@ -146,13 +161,53 @@ void Timeline::run_effect(const CommandPtr& cmd) {
         ready = false;
       }
     if (!ready) continue;
+    if (top->suspended) return false;  // it continues when the timeline resumes it
     stack.pop_back();
     run_own_effect(*top);
+    if (top->suspended) return false;
   }
+  return true;
 }
 
 void Timeline::run_host_work_ahead() {
-  while (!host_pending_.empty()) run_effect(host_pending_.front());
+  while (!host_pending_.empty())
+    if (!run_effect(host_pending_.front())) return;
+}
+
+bool Timeline::resume_suspended() {
+  if (suspended_.empty() || draining_ || in_effect_) return false;
+  bool ended = false;
+  for (std::size_t i = 0; i < suspended_.size();) {
+    const CommandPtr cmd = suspended_[i];
+    run_own_effect(*cmd);
+    if (cmd->suspended) {
+      ++i;
+      continue;
+    }
+    suspended_.erase(suspended_.begin() + static_cast<std::ptrdiff_t>(i));
+    // It could not end before the host (or what the host waited for) released it.
+    cmd->ready_ps = std::max(cmd->ready_ps, host_ps_);
+    finish_release(cmd);
+    ended = true;
+  }
+  if (ended) drain();
+  return ended;
+}
+
+void Timeline::end_oldest_suspended() {
+  for (int ms = 1; ms <= 256; ms *= 2) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    if (resume_suspended()) return;
+  }
+  const CommandPtr cmd = suspended_.front();
+  cmd->must_finish = true;
+  run_own_effect(*cmd);
+  cmd->must_finish = false;
+  if (cmd->suspended) throw std::logic_error("a kernel told to finish stopped again: " + cmd->name);
+  suspended_.erase(suspended_.begin());
+  cmd->ready_ps = std::max(cmd->ready_ps, host_ps_);
+  finish_release(cmd);
+  drain();
 }
 
 void Timeline::complete(const CommandPtr& cmd, std::uint64_t done_ps) {
@@ -174,12 +229,15 @@ void Timeline::wait(const CommandPtr& cmd) {
   if (cmd) {
     awaited_ = cmd.get();
     while (!cmd->done) {
+      const bool resumed = resume_suspended();
       session_.run();
-      if (!cmd->done && session_.in_flight() == 0) {
-        awaited_ = nullptr;
-        throw std::logic_error("the host waits for device work that can never finish: " +
-                               cmd->name);
+      if (cmd->done || resumed || session_.in_flight() > 0) continue;
+      if (!suspended_.empty()) {
+        end_oldest_suspended();
+        continue;
       }
+      awaited_ = nullptr;
+      throw std::logic_error("the host waits for device work that can never finish: " + cmd->name);
     }
     awaited_ = nullptr;
     host_ps_ = std::max(host_ps_, cmd->done_ps);
@@ -195,6 +253,7 @@ void Timeline::wait_all(int device) {
 
 void Timeline::spend(std::uint64_t ps) {
   ++host_activity_;
+  resume_suspended();
   host_ps_ += ps;
   session_.run_until(host_ps_);
   if (on_sync_) on_sync_();

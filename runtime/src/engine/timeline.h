@@ -46,6 +46,13 @@ struct Command : std::enable_shared_from_this<Command> {
   std::function<void(Command&)> on_done;
   bool host_work = false;  // a host function or stream callback
   bool effect_ran = false;
+  // Set by an effect that stopped part-way: a kernel whose grid spins on memory
+  // only the host or other work can change. Running `start` again continues
+  // it; the command neither ends nor lets its dependents run before that.
+  bool suspended = false;
+  // Set while the timeline continues a suspended effect that nothing else can
+  // release any more: it must end now (a grid that would stop again faults).
+  bool must_finish = false;
   // Earlier commands whose effects have not run yet; kept until this one's
   // effect runs, so that it can be run ahead of simulated time in order.
   std::vector<std::shared_ptr<Command>> after;
@@ -120,8 +127,12 @@ class Timeline {
   std::uint64_t host_activity() const { return host_activity_; }
   // Runs the functional effects of every pending host function now, each after
   // the effects of the commands it depends on, without moving simulated time:
-  // the platform times them later exactly as it would have.
+  // the platform times them later exactly as it would have. A host function
+  // after a suspended effect waits for it.
   void run_host_work_ahead();
+  // The commands whose effects stopped part-way (Command::suspended) and have
+  // not continued yet, in the order they stopped.
+  const std::vector<CommandPtr>& suspended() const { return suspended_; }
   // Called after each command's functional effect (checks what it did to memory).
   void after_effect(std::function<void(Command&)> f) { after_effect_ = std::move(f); }
   // Called before the host observes device results (printf flushing).
@@ -130,11 +141,21 @@ class Timeline {
  private:
   void enqueue(const CommandPtr& cmd, const std::vector<CommandPtr>& deps);
   void release(const CommandPtr& cmd);
+  // The rest of release once the effect has run to its end.
+  void finish_release(const CommandPtr& cmd);
+  // Continues every suspended effect (the host or other work may have changed
+  // what they wait for); true when one of them ended.
+  bool resume_suspended();
+  // Nothing else can change what the suspended effects wait for: the oldest
+  // continues with must_finish (it faults). A short grace first, in case
+  // another host thread writes the memory without calling the runtime.
+  void end_oldest_suspended();
   void complete(const CommandPtr& cmd, std::uint64_t done_ps);
   void drain();
   // Runs the effects of `cmd` and of every earlier command it waits for, in
   // dependency order (iteratively: a stream may hold a million of them).
-  void run_effect(const CommandPtr& cmd);
+  // False when one of them stopped part-way, so that `cmd`'s could not run.
+  bool run_effect(const CommandPtr& cmd);
   void run_own_effect(Command& cmd);
 
   PlatformSession& session_;
@@ -149,6 +170,7 @@ class Timeline {
   std::function<void()> on_sync_;
   std::function<void(Command&)> after_effect_;
   std::vector<CommandPtr> host_pending_;
+  std::vector<CommandPtr> suspended_;  // in the order they stopped
   std::uint64_t host_activity_ = 0;
 };
 
