@@ -3,7 +3,11 @@
 // transcendental functions; min/max with PTX's NaN rules; testp, copysign;
 // setp/set on floats.
 #include <cmath>
+#include <cstring>
 #include <limits>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include "fast_paths.h"
 #include "half.h"
@@ -192,9 +196,31 @@ inline __attribute__((always_inline)) void fma_f32_lanes_body(u64* d, const u64*
   }
 }
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("fma"))) void fma_f32_lanes_fma(u64* d, const u64* a, const u64* b,
-                                                      const u64* x, std::uint32_t m) {
-  fma_f32_lanes_body(d, a, b, x, m);
+// The f32 values in the low halves of 8 lanes' registers.
+__attribute__((target("avx2,fma"))) inline __m256 low_halves(const u64* p) {
+  const __m256i odd_last = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+  const __m256i lo = _mm256_permutevar8x32_epi32(
+      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), odd_last);
+  const __m256i hi = _mm256_permutevar8x32_epi32(
+      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 4)), odd_last);
+  return _mm256_castsi256_ps(_mm256_permute2x128_si256(lo, hi, 0x20));
+}
+// A converged warp 8 lanes at a time (vfmadd rounds once per lane, as
+// std::fma does: the same bits), through a local row, for the destination
+// may be a source register.
+__attribute__((target("avx2,fma"))) void fma_f32_lanes_fma(u64* d, const u64* a, const u64* b,
+                                                           const u64* x, std::uint32_t m) {
+  if (m != ~0u) return fma_f32_lanes_body(d, a, b, x, m);
+  alignas(32) u64 r[32];
+  for (unsigned l = 0; l < 32; l += 8) {
+    const __m256i v = _mm256_castps_si256(
+        _mm256_fmadd_ps(low_halves(a + l), low_halves(b + l), low_halves(x + l)));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(r + l),
+                       _mm256_cvtepu32_epi64(_mm256_castsi256_si128(v)));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(r + l + 4),
+                       _mm256_cvtepu32_epi64(_mm256_extracti128_si256(v, 1)));
+  }
+  std::memcpy(d, r, sizeof r);
 }
 #endif
 void fma_f32_lanes_plain(u64* d, const u64* a, const u64* b, const u64* x, std::uint32_t m) {
@@ -203,8 +229,9 @@ void fma_f32_lanes_plain(u64* d, const u64* a, const u64* b, const u64* x, std::
 using FmaLanes = void (*)(u64*, const u64*, const u64*, const u64*, std::uint32_t);
 FmaLanes fma_lanes() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const FmaLanes lanes =
-      __builtin_cpu_supports("fma") ? fma_f32_lanes_fma : fma_f32_lanes_plain;
+  static const FmaLanes lanes = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2")
+                                    ? fma_f32_lanes_fma
+                                    : fma_f32_lanes_plain;
 #else
   static const FmaLanes lanes = fma_f32_lanes_plain;
 #endif

@@ -276,85 +276,102 @@ void compare_all_with(Ctx& c, const Instruction& i, Norm norm, Op op) {
   }
 }
 
-template <class T, class Op>
-void compare_all(Ctx& c, const Instruction& i, T (*)(u64, unsigned), unsigned bits, Op op) {
-  constexpr bool is_signed = std::is_signed_v<T>;
+// Calls use(T{}, norm, op) with the operand normalisation for `bits` (a
+// constant for the common 32 and 64 bits, so that it inlines and the lane
+// loops vectorize) and the comparison `op` on normalised values of type T.
+template <class T, class Use, class Op>
+void with_width(unsigned bits, Use& use, Op op) {
   if (bits == 64) {
-    compare_all_with<T>(
-        c, i, [](u64 v) { return v; }, op);
+    use(
+        T{}, [](u64 v) { return v; }, op);
   } else if (bits == 32) {
-    if constexpr (is_signed)
-      compare_all_with<T>(
-          c, i, [](u64 v) { return std::int64_t{static_cast<std::int32_t>(v)}; }, op);
+    if constexpr (std::is_signed_v<T>)
+      use(
+          T{}, [](u64 v) { return std::int64_t{static_cast<std::int32_t>(v)}; }, op);
     else
-      compare_all_with<T>(
-          c, i, [](u64 v) { return v & 0xffffffffu; }, op);
+      use(
+          T{}, [](u64 v) { return v & 0xffffffffu; }, op);
   } else {
-    if constexpr (is_signed)
-      compare_all_with<T>(
-          c, i, [bits](u64 v) { return sign_extend(v, bits); }, op);
+    if constexpr (std::is_signed_v<T>)
+      use(
+          T{}, [bits](u64 v) { return sign_extend(v, bits); }, op);
     else
-      compare_all_with<T>(
-          c, i, [bits](u64 v) { return truncate(v, bits); }, op);
+      use(
+          T{}, [bits](u64 v) { return truncate(v, bits); }, op);
   }
 }
 
-u64 zero_extended(u64 v, unsigned bits) {
-  return truncate(v, bits);
-}
-std::int64_t sign_extended(u64 v, unsigned bits) {
-  return sign_extend(v, bits);
-}
-
-bool compare_lanes(Ctx& c, const Instruction& i, IntType t) {
+// The comparison of a setp without a combining predicate, chosen once per
+// instruction and handed to `use` (see with_width); false for other setps.
+template <class Use>
+bool with_comparison(const Instruction& i, IntType t, Use&& use) {
   if (i.has(kAnd) || i.has(kOr) || i.has(kXor) || t.bits > 64) return false;
   const bool ordered_signed = t.is_signed;
   switch (i.cmp) {
     case Cmp::Eq:
-      compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x == y; });
+      with_width<u64>(t.bits, use, [](u64 x, u64 y) { return x == y; });
       return true;
     case Cmp::Ne:
-      compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x != y; });
+      with_width<u64>(t.bits, use, [](u64 x, u64 y) { return x != y; });
       return true;
     case Cmp::Lo:
-      compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x < y; });
+      with_width<u64>(t.bits, use, [](u64 x, u64 y) { return x < y; });
       return true;
     case Cmp::Ls:
-      compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x <= y; });
+      with_width<u64>(t.bits, use, [](u64 x, u64 y) { return x <= y; });
       return true;
     case Cmp::Hi:
-      compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x > y; });
+      with_width<u64>(t.bits, use, [](u64 x, u64 y) { return x > y; });
       return true;
     case Cmp::Hs:
-      compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x >= y; });
+      with_width<u64>(t.bits, use, [](u64 x, u64 y) { return x >= y; });
       return true;
     case Cmp::Lt:
       if (ordered_signed)
-        compare_all(c, i, sign_extended, t.bits, [](i64 x, i64 y) { return x < y; });
+        with_width<i64>(t.bits, use, [](i64 x, i64 y) { return x < y; });
       else
-        compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x < y; });
+        with_width<u64>(t.bits, use, [](u64 x, u64 y) { return x < y; });
       return true;
     case Cmp::Le:
       if (ordered_signed)
-        compare_all(c, i, sign_extended, t.bits, [](i64 x, i64 y) { return x <= y; });
+        with_width<i64>(t.bits, use, [](i64 x, i64 y) { return x <= y; });
       else
-        compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x <= y; });
+        with_width<u64>(t.bits, use, [](u64 x, u64 y) { return x <= y; });
       return true;
     case Cmp::Gt:
       if (ordered_signed)
-        compare_all(c, i, sign_extended, t.bits, [](i64 x, i64 y) { return x > y; });
+        with_width<i64>(t.bits, use, [](i64 x, i64 y) { return x > y; });
       else
-        compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x > y; });
+        with_width<u64>(t.bits, use, [](u64 x, u64 y) { return x > y; });
       return true;
     case Cmp::Ge:
       if (ordered_signed)
-        compare_all(c, i, sign_extended, t.bits, [](i64 x, i64 y) { return x >= y; });
+        with_width<i64>(t.bits, use, [](i64 x, i64 y) { return x >= y; });
       else
-        compare_all(c, i, zero_extended, t.bits, [](u64 x, u64 y) { return x >= y; });
+        with_width<u64>(t.bits, use, [](u64 x, u64 y) { return x >= y; });
       return true;
     default:
       return false;
   }
+}
+
+bool compare_lanes(Ctx& c, const Instruction& i, IntType t) {
+  return with_comparison(i, t, [&](auto type, auto norm, auto op) {
+    compare_all_with<decltype(type)>(c, i, norm, op);
+  });
+}
+
+// A gang's setp into one predicate (the complement form takes the one-warp path).
+bool compare_gang(const Gang& g, const Instruction& i, IntType t) {
+  if (i.ops[0].reg2 >= 0) return false;
+  bool done = false;
+  const bool chosen = with_comparison(i, t, [&](auto type, auto norm, auto op) {
+    using T = decltype(type);
+    done = gang_map2(g, i, [norm, op](u64 a, u64 b) -> u64 {
+      return op(static_cast<T>(norm(a)), static_cast<T>(norm(b)));
+    });
+  });
+  return chosen && done;
 }
 
 }  // namespace
@@ -788,6 +805,9 @@ bool sub_any_gang(const Gang& g, const Instruction& i) {
 void setp_int(Ctx& c, const Instruction& i) {
   compare_lanes(c, i, int_type(i.type));
 }
+bool setp_int_gang(const Gang& g, const Instruction& i) {
+  return compare_gang(g, i, int_type(i.type));
+}
 
 }  // namespace
 
@@ -874,6 +894,8 @@ GangHandler integer_gang_handler(FastForm f) {
       return gang1<mov_32_lane>;
     case FastForm::Mov64:
       return gang1<mov_64_lane>;
+    case FastForm::SetpInt:
+      return setp_int_gang;
     default:
       return nullptr;
   }

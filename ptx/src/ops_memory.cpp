@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "fast_paths.h"
 #include "half.h"
@@ -535,11 +536,28 @@ std::uint8_t* whole_warp_bytes(Ctx& c, const Access& acc, const u64* row, WarpPa
   return base ? base + (lanes.lo - origin) : nullptr;
 }
 
+// A row of 32 B-byte values, zero-extended: a loop the compiler vectorizes
+// (restrict: the registers are never the memory read).
+template <unsigned B>
+void load_row_zero_extended(const std::uint8_t* __restrict p, u64* __restrict d) {
+  using Word = std::conditional_t<
+      B == 1, std::uint8_t,
+      std::conditional_t<B == 2, std::uint16_t, std::conditional_t<B == 4, std::uint32_t, u64>>>;
+  for (unsigned l = 0; l < 32; ++l) {
+    Word w;
+    std::memcpy(&w, p + l * B, B);
+    d[l] = w;
+  }
+}
+
 template <unsigned B>
 void load_whole(const std::uint8_t* p, WarpPattern pattern, u64* d, unsigned width, bool sign) {
   if (pattern == WarpPattern::Broadcast) {
     const u64 v = load_bytes<B>(p, width, sign);
     for (unsigned l = 0; l < 32; ++l) d[l] = v;
+  } else if (width == B * 8 || (!sign && width > B * 8)) {
+    // Sign extension, if any, is cut off again: the bytes as they are.
+    load_row_zero_extended<B>(p, d);
   } else {
     for (unsigned l = 0; l < 32; ++l) d[l] = load_bytes<B>(p + l * B, width, sign);
   }

@@ -164,7 +164,8 @@ TEST(FastForms, SameBytesForIntegerAndControlKernels) {
 }
 
 // Shifts right, selects, the approximate f32 functions, sqrt, int-to-f32
-// conversions, min/max and float setp; each thread writes 20 words. Threads
+// conversions, min/max, float setp and integer setp of 16, 32 and 64 bits
+// (signed, unsigned, with an immediate); each thread writes 20 words. Threads
 // with tid % 3 == 0 skip the second half, so warps run both converged (in
 // gangs) and guarded.
 constexpr const char* kMoreForms = R"(
@@ -176,6 +177,8 @@ constexpr const char* kMoreForms = R"(
   .reg .f32 %f<20>;
   .reg .b64 %rd<8>;
   .reg .pred %p<4>;
+  .reg .pred %q<5>;
+  .reg .b16 %h<2>;
   ld.param.u64 %rd1, [in];
   ld.param.u64 %rd2, [out];
   mov.u32 %r1, %tid.x;
@@ -219,6 +222,19 @@ constexpr const char* kMoreForms = R"(
   st.global.f32 [%rd6+20], %f2;
   st.global.f32 [%rd6+24], %f3;
   st.global.u64 [%rd6+32], %rd7;
+  setp.lt.s32 %q1, %r4, %r7;
+  setp.hi.u64 %q2, %rd7, %rd5;
+  cvt.u16.u32 %h1, %r4;
+  setp.gt.s16 %q3, %h1, 0;
+  setp.ls.u16 %q4, %h1, 1000;
+  selp.b32 %r12, 1, 0, %q1;
+  selp.b32 %r13, 2, 0, %q2;
+  selp.b32 %r14, 4, 0, %q3;
+  selp.b32 %r15, 8, 0, %q4;
+  or.b32 %r12, %r12, %r13;
+  or.b32 %r14, %r14, %r15;
+  or.b32 %r12, %r12, %r14;
+  st.global.u32 [%rd6+72], %r12;
   rem.u32 %r10, %r1, 3;
   setp.eq.u32 %p2, %r10, 0;
   @%p2 bra DONE;
@@ -258,6 +274,8 @@ TEST(FastForms, ShiftsSelectsApproximateFunctionsAndConversionsAsTheGenericPath)
       {"max.f32", FastForm::MaxF32},
       {"min.f32", FastForm::MinF32},
       {"setp.gtu.f32", FastForm::SetpF32},
+      {"setp.hi.u64", FastForm::SetpInt},
+      {"setp.gt.s16", FastForm::SetpInt},
       {"rem.u32", FastForm::None},
   };
   for (const auto& [text, form] : expected) {
@@ -299,6 +317,11 @@ TEST(FastForms, ShiftsSelectsApproximateFunctionsAndConversionsAsTheGenericPath)
     EXPECT_EQ(o[6], f32_bits(v < 0x80000000u ? fu : fs)) << t;
     const std::uint64_t sel = v < 0x80000000u ? v : std::uint64_t{static_cast<unsigned>(t)} * 80;
     EXPECT_EQ(o[8] | std::uint64_t{o[9]} << 32, sel) << t;
+    const auto h = static_cast<std::uint16_t>(v);
+    const unsigned compared = (static_cast<int>(v) < static_cast<int>(shr_s) ? 1u : 0u) |
+                              (sel > std::uint64_t{static_cast<unsigned>(t)} * 80 ? 2u : 0u) |
+                              (static_cast<std::int16_t>(h) > 0 ? 4u : 0u) | (h <= 1000 ? 8u : 0u);
+    EXPECT_EQ(o[18], compared) << t;
     if (t % 256 % 3 != 0) {
       EXPECT_EQ(o[10], 0u) << t;  // shr.u32 by 33
     }
