@@ -161,4 +161,35 @@ inline bool gang_map3(const Gang& g, const Instruction& i, F f) {
   return true;
 }
 
+// A form's handlers from its lane function F, one warp (one_warpN) or a gang
+// (gangN) at a time. Each wraps F in a lambda so that map*/gang_map* are
+// instantiated for that function and inline it: given the pointer itself, one
+// shared instantiation called it indirectly for every lane (half of a
+// divergent kernel's time).
+template <std::uint64_t (*F)(std::uint64_t)>
+void one_warp1(Ctx& c, const Instruction& i) {
+  map1(c, i, [](std::uint64_t a) { return F(a); });
+}
+template <std::uint64_t (*F)(std::uint64_t, std::uint64_t)>
+void one_warp2(Ctx& c, const Instruction& i) {
+  map2(c, i, [](std::uint64_t a, std::uint64_t b) { return F(a, b); });
+}
+template <std::uint64_t (*F)(std::uint64_t, std::uint64_t, std::uint64_t)>
+void one_warp3(Ctx& c, const Instruction& i) {
+  map3(c, i, [](std::uint64_t a, std::uint64_t b, std::uint64_t x) { return F(a, b, x); });
+}
+template <std::uint64_t (*F)(std::uint64_t)>
+bool gang1(const Gang& g, const Instruction& i) {
+  return gang_map1(g, i, [](std::uint64_t a) { return F(a); });
+}
+template <std::uint64_t (*F)(std::uint64_t, std::uint64_t)>
+bool gang2(const Gang& g, const Instruction& i) {
+  return gang_map2(g, i, [](std::uint64_t a, std::uint64_t b) { return F(a, b); });
+}
+template <std::uint64_t (*F)(std::uint64_t, std::uint64_t, std::uint64_t)>
+bool gang3(const Gang& g, const Instruction& i) {
+  return gang_map3(g, i,
+                   [](std::uint64_t a, std::uint64_t b, std::uint64_t x) { return F(a, b, x); });
+}
+
 }  // namespace cnuas::ptx

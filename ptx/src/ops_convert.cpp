@@ -296,15 +296,6 @@ u64 f32_from_s32_lane(u64 a) {
   return f32_to_bits(static_cast<float>(static_cast<std::int32_t>(a)));
 }
 
-template <u64 (*F)(u64)>
-void one_warp1(Ctx& c, const Instruction& i) {
-  map1(c, i, [](u64 a) { return F(a); });
-}
-template <u64 (*F)(u64)>
-bool gang1(const Gang& g, const Instruction& i) {
-  return gang_map1(g, i, [](u64 a) { return F(a); });
-}
-
 }  // namespace
 
 FastHandler convert_fast_handler(FastForm f) {

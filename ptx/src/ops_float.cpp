@@ -723,15 +723,6 @@ u64 sub_f32_lane(u64 a, u64 b) {
 u64 mul_f32_lane(u64 a, u64 b) {
   return f32_to_bits(bits_to_f32(a) * bits_to_f32(b));
 }
-// A lambda per lane function, so that map2/gang_map2 inline it (ops_integer.cpp).
-template <u64 (*F)(u64, u64)>
-void one_warp2(Ctx& c, const Instruction& i) {
-  map2(c, i, [](u64 a, u64 b) { return F(a, b); });
-}
-template <u64 (*F)(u64, u64)>
-bool gang2(const Gang& g, const Instruction& i) {
-  return gang_map2(g, i, [](u64 a, u64 b) { return F(a, b); });
-}
 template <float (*Core)(float, float, float)>
 void unary_f32(Ctx& c, const Instruction& i) {
   f32_op(c, i, 1, [](float a, float b, float x) { return Core(a, b, x); });

@@ -757,35 +757,6 @@ u64 mov_64_lane(u64 a) {
   return a;
 }
 
-// Each handler wraps its lane function in a lambda so that map*/gang_map* are
-// instantiated for that function and inline it: given the pointer itself, one
-// shared instantiation called it indirectly for every lane (half of a divergent
-// kernel's time).
-template <u64 (*F)(u64)>
-void one_warp1(Ctx& c, const Instruction& i) {
-  map1(c, i, [](u64 a) { return F(a); });
-}
-template <u64 (*F)(u64, u64)>
-void one_warp2(Ctx& c, const Instruction& i) {
-  map2(c, i, [](u64 a, u64 b) { return F(a, b); });
-}
-template <u64 (*F)(u64, u64, u64)>
-void one_warp3(Ctx& c, const Instruction& i) {
-  map3(c, i, [](u64 a, u64 b, u64 x) { return F(a, b, x); });
-}
-template <u64 (*F)(u64)>
-bool gang1(const Gang& g, const Instruction& i) {
-  return gang_map1(g, i, [](u64 a) { return F(a); });
-}
-template <u64 (*F)(u64, u64)>
-bool gang2(const Gang& g, const Instruction& i) {
-  return gang_map2(g, i, [](u64 a, u64 b) { return F(a, b); });
-}
-template <u64 (*F)(u64, u64, u64)>
-bool gang3(const Gang& g, const Instruction& i) {
-  return gang_map3(g, i, [](u64 a, u64 b, u64 x) { return F(a, b, x); });
-}
-
 void add_any(Ctx& c, const Instruction& i) {
   const IntType t = int_type(i.type);
   map2(c, i, [t](u64 a, u64 b) { return t.trunc(a + b); });
