@@ -45,14 +45,26 @@ int main() {
   CUDA_OK(cudaMemset(out, 0, kThreads * sizeof(int)));
   cudaStream_t s;
   CUDA_OK(cudaStreamCreate(&s));
+  cudaEvent_t launched, released;
+  CUDA_OK(cudaEventCreate(&launched));
+  CUDA_OK(cudaEventCreate(&released));
   *latch = 0;
+  CUDA_OK(cudaEventRecord(launched, s));
   wait_for_latch<<<1, kThreads, 0, s>>>(latch, out);
+  CUDA_OK(cudaEventRecord(released, s));
   add_one<<<1, kThreads, 0, s>>>(out, kThreads);
   CUDA_OK(cudaMemcpyAsync(host, out, kThreads * sizeof(int), cudaMemcpyDeviceToHost, s));
-  CHECK(cudaStreamQuery(s) == cudaErrorNotReady);  // still waiting for the latch
+  // Still waiting for the latch however long the host polls; each poll costs
+  // the host 1 us of simulated time (docs/cuda-runtime.md).
+  constexpr int kPolls = 200;
+  for (int p = 0; p < kPolls; ++p) CHECK(cudaStreamQuery(s) == cudaErrorNotReady);
   *latch = 3;
   CUDA_OK(cudaStreamSynchronize(s));
   for (int t = 0; t < kThreads; ++t) CHECK(host[t] == 300 + t + 1);
+  // The kernel cannot have ended before the host set the latch.
+  float ms = 0;
+  CUDA_OK(cudaEventElapsedTime(&ms, launched, released));
+  CHECK(ms >= kPolls * 1e-3f);
 
   // 2. A kernel on another stream, launched later, sets the flag.
   int *flag = nullptr, *waited = nullptr;
