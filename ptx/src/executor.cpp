@@ -1068,6 +1068,13 @@ class GroupRun {
   bool have_before_ = false;
 };
 
+// The instruction a live warp issued last (where a fault that stops it is named).
+const Instruction& last_issued(const Warp& w) {
+  const Function& fn = *w.frames.back().fn;
+  return fn
+      .code[std::min<std::size_t>(w.simt.back().pc ? w.simt.back().pc - 1 : 0, fn.code.size() - 1)];
+}
+
 bool GroupRun::round(const std::vector<State*>& ctas) {
   bool progress = false, all_done = true, all_yielded = true, any_yielded = false;
   std::uint64_t writes = 0, issued = 0;
@@ -1122,9 +1129,7 @@ bool GroupRun::round(const std::vector<State*>& ctas) {
     const State& s = *sp;
     for (const Warp& w : s.warps) {
       if (w.done()) continue;
-      const Function& fn = *w.frames.back().fn;
-      const Instruction& i = fn.code[std::min<std::size_t>(
-          w.simt.back().pc ? w.simt.back().pc - 1 : 0, fn.code.size() - 1)];
+      const Instruction& i = last_issued(w);
       const unsigned lane = static_cast<unsigned>(__builtin_ctz(w.simt.back().mask | 1u));
       if (stuck && !w.waiting)
         s.fault(w, lane, i, "every warp waits on an mbarrier phase that can never complete");
@@ -1150,10 +1155,7 @@ bool GroupRun::round(const std::vector<State*>& ctas) {
   for (const State* sp : ctas)
     for (const Warp& w : sp->warps) {
       if (w.done()) continue;
-      const Function& fn = *w.frames.back().fn;
-      const Instruction& i = fn.code[std::min<std::size_t>(
-          w.simt.back().pc ? w.simt.back().pc - 1 : 0, fn.code.size() - 1)];
-      sp->fault(w, static_cast<unsigned>(__builtin_ctz(w.simt.back().mask | 1u)), i,
+      sp->fault(w, static_cast<unsigned>(__builtin_ctz(w.simt.back().mask | 1u)), last_issued(w),
                 "the grid can never finish: its running CTAs repeat the same states and write "
                 "no memory, so they wait for memory that nothing in the grid changes (a flag "
                 "the host or other work should set?)");

@@ -184,14 +184,19 @@ bool Timeline::resume_suspended() {
       ++i;
       continue;
     }
-    suspended_.erase(suspended_.begin() + static_cast<std::ptrdiff_t>(i));
-    // It could not end before the host (or what the host waited for) released it.
-    cmd->ready_ps = std::max(cmd->ready_ps, host_ps_);
-    finish_release(cmd);
+    release_resumed(i);
     ended = true;
   }
   if (ended) drain();
   return ended;
+}
+
+void Timeline::release_resumed(std::size_t index) {
+  const CommandPtr cmd = suspended_[index];
+  suspended_.erase(suspended_.begin() + static_cast<std::ptrdiff_t>(index));
+  // It could not end before the host (or what the host waited for) released it.
+  cmd->ready_ps = std::max(cmd->ready_ps, host_ps_);
+  finish_release(cmd);
 }
 
 void Timeline::end_oldest_suspended() {
@@ -204,9 +209,7 @@ void Timeline::end_oldest_suspended() {
   run_own_effect(*cmd);
   cmd->must_finish = false;
   if (cmd->suspended) throw std::logic_error("a kernel told to finish stopped again: " + cmd->name);
-  suspended_.erase(suspended_.begin());
-  cmd->ready_ps = std::max(cmd->ready_ps, host_ps_);
-  finish_release(cmd);
+  release_resumed(0);
   drain();
 }
 

@@ -146,6 +146,8 @@ class Timeline {
   // Continues every suspended effect (the host or other work may have changed
   // what they wait for); true when one of them ended.
   bool resume_suspended();
+  // Releases suspended_[index], whose effect has just ended.
+  void release_resumed(std::size_t index);
   // Nothing else can change what the suspended effects wait for: the oldest
   // continues with must_finish (it faults). A short grace first, in case
   // another host thread writes the memory without calling the runtime.
