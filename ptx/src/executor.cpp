@@ -1155,7 +1155,12 @@ bool GroupRun::round(const std::vector<State*>& ctas) {
   for (const State* sp : ctas)
     for (const Warp& w : sp->warps) {
       if (w.done()) continue;
-      sp->fault(w, static_cast<unsigned>(__builtin_ctz(w.simt.back().mask | 1u)), last_issued(w),
+      // The instruction it issues next: inside the loop it repeats (the one it
+      // issued last may be the branch into it).
+      const Function& fn = *w.frames.back().fn;
+      const Instruction& next =
+          fn.code[std::min<std::size_t>(w.simt.back().pc, fn.code.size() - 1)];
+      sp->fault(w, static_cast<unsigned>(__builtin_ctz(w.simt.back().mask | 1u)), next,
                 "the grid can never finish: its running CTAs repeat the same states and write "
                 "no memory, so they wait for memory that nothing in the grid changes (a flag "
                 "the host or other work should set?)");

@@ -413,8 +413,9 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
           if (checkpoints_ &&
               checkpoints_->before_launch(*module.loaded, launch.kernel, device_index, *config, c))
             return;  // skipped on resume: its recorded outcome is applied
-          // A grid inside a checkpoint's launch runs to its end.
-          parts->may_stop = !config->grid_checkpoint && !config->grid_resume;
+          // Checkpoints and kernel captures follow one launch at a time from its
+          // start to its end: with either, a grid runs to its end (or faults).
+          parts->may_stop = !checkpoints_ && !captured;
         } else {
           config->grid_resume = &parts->resume_from;
         }
