@@ -7,9 +7,11 @@
 //  - a kernel on one stream waits for a flag a kernel launched later on another
 //    stream sets;
 //  - the host sets a managed flag, then launches more work before waiting;
+//  - another host thread sets the latch while the launching one waits;
 //  - a kernel waiting for a flag nothing sets fails the wait with
 //    cudaErrorLaunchTimeout, as a watchdog-stopped kernel does.
-#include <vector>
+#include <chrono>
+#include <thread>
 
 #include "check.h"
 
@@ -95,7 +97,20 @@ int main() {
   CUDA_OK(cudaMemcpy(w, waited, sizeof w, cudaMemcpyDeviceToHost));
   CHECK(w[0] == 6 && w[1] == 7 && w[2] == 1 && w[3] == 1);
 
-  // 4. Nothing sets the flag: the wait fails as a watchdog-stopped kernel does.
+  // 4. Another host thread sets the latch a second after the launch, while
+  //    this one waits: a kernel sees host stores as they happen.
+  *latch = 0;
+  wait_for_latch<<<1, kThreads, 0, s>>>(latch, out);
+  std::thread late([latch] {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    *reinterpret_cast<volatile unsigned*>(latch) = 4;
+  });
+  CUDA_OK(cudaStreamSynchronize(s));
+  late.join();
+  CUDA_OK(cudaMemcpy(host, out, kThreads * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int t = 0; t < kThreads; ++t) CHECK(host[t] == 400 + t);
+
+  // 5. Nothing sets the flag: the wait fails as a watchdog-stopped kernel does.
   CUDA_OK(cudaMemset(flag, 0, sizeof(int)));
   wait_for_flag<<<1, 1, 0, s>>>(flag, waited);
   CHECK(cudaStreamSynchronize(s) == cudaErrorLaunchTimeout);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <stdexcept>
 #include <thread>
 
@@ -199,8 +200,30 @@ void Timeline::release_resumed(std::size_t index) {
   finish_release(cmd);
 }
 
+namespace {
+
+// Threads of this process (/proc/self/task): the program's, and the runtime's
+// few helpers (none unless host functions are pending or a progress line draws).
+std::size_t process_threads() {
+  std::error_code e;
+  std::size_t n = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/task", e);
+       !e && it != std::filesystem::directory_iterator(); it.increment(e))
+    ++n;
+  return std::max<std::size_t>(n, 1);
+}
+
+}  // namespace
+
 void Timeline::end_oldest_suspended() {
-  for (int ms = 1; ms <= 256; ms *= 2) {
+  // A kernel sees host stores as they happen: another thread of the program
+  // may still make the one the grid waits for. It gets up to a minute when
+  // there is one; a program with a single thread, half a second.
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point until =
+      Clock::now() +
+      (process_threads() > 1 ? std::chrono::milliseconds(60'000) : std::chrono::milliseconds(500));
+  for (int ms = 1; Clock::now() < until; ms = std::min(2 * ms, 100)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     if (resume_suspended()) return;
   }

@@ -149,8 +149,8 @@ class Timeline {
   // Releases suspended_[index], whose effect has just ended.
   void release_resumed(std::size_t index);
   // Nothing else can change what the suspended effects wait for: the oldest
-  // continues with must_finish (it faults). A short grace first, in case
-  // another host thread writes the memory without calling the runtime.
+  // continues with must_finish (it faults). A grace first, in case another
+  // host thread writes the memory without calling the runtime.
   void end_oldest_suspended();
   void complete(const CommandPtr& cmd, std::uint64_t done_ps);
   void drain();
