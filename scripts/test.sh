@@ -14,11 +14,22 @@ ctest --test-dir build -j"$jobs" --output-on-failure
 if [[ "${CNUAS_SKIP_SANITIZERS:-0}" != 1 ]]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCNUAS_SANITIZE=ON >/dev/null
   cmake --build build-asan -j"$jobs"
-  # Release only: the published-figure checks stream 16-64 MiB through the
-  # H100/H200/1080 Ti models (1.5-2.5 min each under the sanitizers, 10 of CI's
-  # minutes); the same model paths run under the sanitizers in the smaller
-  # gpu_tests (GpuL2Partitions, GpuMicrobench, GpuModel, Cluster ...).
+  # Release only, each for the reason given (under the sanitizers they took 50
+  # of CI's minutes; the paths they run are covered there by the smaller tests
+  # named):
+  # - the published-figure checks stream 16-64 MiB through the H100/H200/1080 Ti
+  #   models (1.5-2.5 min each): GpuL2Partitions, GpuMicrobench, GpuModel, Cluster;
+  # - whole cuDNN/cuBLAS/cuFFT programs and LeNet (cudnn_graph 13 min, lenet and
+  #   its performance run 7 min, cudnn_ops 3.5 min, math_libs 1.5 min):
+  #   Cuda.cudnn_algorithms, Cuda.cudnn_ops_performance, Cuda.cublas_gemm(_performance),
+  #   Cuda.cublas_deterministic;
+  # - checkpoint_resume, a dozen cnuas runs of three programs (6.5 min):
+  #   Cuda.checkpoint_steps, Cuda.checkpoint_inside_kernel;
+  # - the performance-mode runs of dynamic parallelism and a cooperative grid
+  #   (3.5 and 2 min): their functional runs and Cuda.performance_mode;
+  # - the terminal progress line over a long run (2 min): the progress unit tests;
+  # - the 1024-node cluster's full run (1.2 min): ShippedPlatformPins.Cluster1024.
   ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan -j"$jobs" --output-on-failure \
-    -E '^(Profiles/GpuPublished\.|GpuL2Bandwidth\.)'
+    -E '^(Profiles/GpuPublished\.|GpuL2Bandwidth\.|Cuda\.(cudnn_graph|lenet|lenet_performance|cudnn_ops|math_libs|checkpoint_resume|dynamic_parallelism_performance|cooperative_grid_performance)$|Progress\.ALineOnATerminalNothingOtherwise$|Run/ShippedPlatform\.RunsWithOrderedNonOverlappingTrace/cluster_1024( |$))'
 fi
