@@ -882,6 +882,7 @@ bool issues_together(const Instruction& i) {
 // kernel) stay in the host's caches between instructions. Measured on the
 // accumulate benchmark: 4, 8 and 16 within 3 % of each other, 2 clearly slower.
 constexpr std::size_t kGang = kMaxGang;
+constexpr std::size_t kMaxWarpsPerCta = 32;  // 1024 threads (launch checks the shape)
 
 // A branch every live lane of warps [first, end) takes, or none does: each
 // warp goes the one way, as step_state would send it, and they stay
@@ -920,9 +921,9 @@ bool gang_rows(State& s, std::size_t first, std::size_t end, std::uint64_t** reg
 }
 
 // Runs warps [first, end) in lock step while they stay together, for at most
-// `budget` instructions each; false when nothing was issued.
-bool run_gang(State& s, std::size_t first, std::size_t end, unsigned budget) {
-  if (!together(s, first, end)) return false;
+// `budget` instructions each; how many each issued (0: nothing).
+unsigned run_gang(State& s, std::size_t first, std::size_t end, unsigned budget) {
+  if (!together(s, first, end)) return 0;
   const Function& fn = *s.warps[first].frames[0].fn;
   std::uint64_t* regs[kGang];
   Ctx lead{s, s.warps[first], s.warps[first].frames[0], ~0u, nullptr};
@@ -964,18 +965,24 @@ bool run_gang(State& s, std::size_t first, std::size_t end, unsigned budget) {
       continue;
     if (!issues_together(i)) break;
     for (std::size_t k = first; k < end; ++k) step_state(s, k, nullptr);
-    if (!together(s, first, end)) return true;
+    if (!together(s, first, end)) return n + 1;
     full = gang_rows(s, first, end, regs);
   }
-  return n > 0;
+  return n;
 }
 
-// Runs the CTA's warps gang by gang in lock step; false when nothing was issued.
-bool run_together(State& s, unsigned budget) {
+// Runs the CTA's warps gang by gang in lock step; false when nothing was
+// issued. `spent` (when given) receives each warp's instructions issued.
+bool run_together(State& s, unsigned budget, unsigned* spent = nullptr) {
   if (s.config->observer) return false;  // an observer sees warps run one at a time
   bool issued = false;
-  for (std::size_t first = 0; first < s.warps.size(); first += kGang)
-    issued |= run_gang(s, first, std::min(first + kGang, s.warps.size()), budget);
+  for (std::size_t first = 0; first < s.warps.size(); first += kGang) {
+    const std::size_t end = std::min(first + kGang, s.warps.size());
+    const unsigned n = run_gang(s, first, end, budget);
+    issued |= n > 0;
+    if (spent)
+      for (std::size_t k = first; k < end; ++k) spent[k] = n;
+  }
   return issued;
 }
 
@@ -1084,14 +1091,19 @@ bool GroupRun::round(const std::vector<State*>& ctas) {
   }
   for (State* sp : ctas) {
     State& s = *sp;
-    if (run_together(s, quantum_)) progress = true;
+    // The quantum a warp used in lock step counts: a gang that ran its whole
+    // quantum leaves its warps nothing to run alone this round (they stay
+    // together for the next one).
+    unsigned spent[kMaxWarpsPerCta] = {};
+    if (run_together(s, quantum_, spent)) progress = true;
     for (std::size_t w = 0; w < s.warps.size(); ++w) {
       // A warp runs until it finishes, waits at a barrier, yields after a
       // failed mbarrier wait, or uses its quantum: spin loops on other warps'
       // progress (flags in shared memory) then terminate. A barrier it
       // completes may have brought the CTA's warps together again.
       const std::uint64_t releases = s.barrier_releases;
-      for (unsigned quantum = 0; quantum < quantum_ && step_state(s, w, nullptr); ++quantum) {
+      for (unsigned quantum = spent[w]; quantum < quantum_ && step_state(s, w, nullptr);
+           ++quantum) {
         progress = true;
         if (s.warps[w].yield) break;
         if (s.barrier_releases != releases) {

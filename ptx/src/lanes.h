@@ -91,8 +91,8 @@ inline void map4(Ctx& c, const Instruction& i, F f) {
 // --- Gangs (executor.cpp, "lock step"): n converged warps of one CTA with
 // every lane active issue an instruction together. The gang maps run a form's
 // lane function over each warp's registers with the operands decoded once;
-// they handle plain register operands (and an immediate last source) only,
-// and return false, having done nothing, for anything else.
+// they handle plain register and immediate operands only, and return false,
+// having done nothing, for anything else.
 constexpr std::size_t kMaxGang = 8;
 struct Gang {
   std::uint64_t* const* regs;  // each warp's frame: register r of lane l at regs[k][r * 32 + l]
@@ -107,22 +107,44 @@ inline std::size_t row(const Operand& o) {
   return static_cast<std::size_t>(o.reg) * 32;
 }
 
+// A gang's source operand: each warp's register row, or one row that every
+// warp reads (an immediate, broadcast once per instruction into `scratch`).
+struct GangRow {
+  const std::uint64_t* shared = nullptr;
+  std::size_t row = 0;
+  const std::uint64_t* of(const std::uint64_t* regs) const { return shared ? shared : regs + row; }
+};
+inline bool gang_row(const Operand& o, std::uint64_t* scratch, GangRow& out) {
+  if (plain_register(o)) {
+    out.row = row(o);
+    return true;
+  }
+  if (o.kind != Operand::Kind::Imm) return false;
+  for (unsigned l = 0; l < 32; ++l) scratch[l] = static_cast<std::uint64_t>(o.imm);
+  out.shared = scratch;
+  return true;
+}
+
 template <class F>
 inline bool gang_map1(const Gang& g, const Instruction& i, F f) {
-  if (!plain_register(i.ops[0]) || !plain_register(i.ops[1])) return false;
-  const std::size_t d = row(i.ops[0]), a = row(i.ops[1]);
+  std::uint64_t sa[32];
+  GangRow a;
+  if (!plain_register(i.ops[0]) || !gang_row(i.ops[1], sa, a)) return false;
+  const std::size_t d = row(i.ops[0]);
   for (std::size_t k = 0; k < g.n; ++k) {
     std::uint64_t* r = g.regs[k];
-    for (unsigned l = 0; l < 32; ++l) r[d + l] = f(r[a + l]);
+    const std::uint64_t* x = a.of(r);
+    for (unsigned l = 0; l < 32; ++l) r[d + l] = f(x[l]);
   }
   return true;
 }
 
 template <class F>
 inline bool gang_map2(const Gang& g, const Instruction& i, F f) {
-  if (!plain_register(i.ops[0]) || !plain_register(i.ops[1])) return false;
-  const std::size_t d = row(i.ops[0]), a = row(i.ops[1]);
-  if (i.ops[2].kind == Operand::Kind::Imm) {
+  if (!plain_register(i.ops[0])) return false;
+  const std::size_t d = row(i.ops[0]);
+  if (i.ops[2].kind == Operand::Kind::Imm && plain_register(i.ops[1])) {
+    const std::size_t a = row(i.ops[1]);
     const auto b = static_cast<std::uint64_t>(i.ops[2].imm);
     for (std::size_t k = 0; k < g.n; ++k) {
       std::uint64_t* r = g.regs[k];
@@ -130,21 +152,23 @@ inline bool gang_map2(const Gang& g, const Instruction& i, F f) {
     }
     return true;
   }
-  if (!plain_register(i.ops[2])) return false;
-  const std::size_t b = row(i.ops[2]);
+  std::uint64_t sa[32], sb[32];
+  GangRow a, b;
+  if (!gang_row(i.ops[1], sa, a) || !gang_row(i.ops[2], sb, b)) return false;
   for (std::size_t k = 0; k < g.n; ++k) {
     std::uint64_t* r = g.regs[k];
-    for (unsigned l = 0; l < 32; ++l) r[d + l] = f(r[a + l], r[b + l]);
+    const std::uint64_t *x = a.of(r), *y = b.of(r);
+    for (unsigned l = 0; l < 32; ++l) r[d + l] = f(x[l], y[l]);
   }
   return true;
 }
 
 template <class F>
 inline bool gang_map3(const Gang& g, const Instruction& i, F f) {
-  if (!plain_register(i.ops[0]) || !plain_register(i.ops[1]) || !plain_register(i.ops[2]))
-    return false;
-  const std::size_t d = row(i.ops[0]), a = row(i.ops[1]), b = row(i.ops[2]);
-  if (i.ops[3].kind == Operand::Kind::Imm) {
+  if (!plain_register(i.ops[0])) return false;
+  const std::size_t d = row(i.ops[0]);
+  if (i.ops[3].kind == Operand::Kind::Imm && plain_register(i.ops[1]) && plain_register(i.ops[2])) {
+    const std::size_t a = row(i.ops[1]), b = row(i.ops[2]);
     const auto x = static_cast<std::uint64_t>(i.ops[3].imm);
     for (std::size_t k = 0; k < g.n; ++k) {
       std::uint64_t* r = g.regs[k];
@@ -152,11 +176,14 @@ inline bool gang_map3(const Gang& g, const Instruction& i, F f) {
     }
     return true;
   }
-  if (!plain_register(i.ops[3])) return false;
-  const std::size_t x = row(i.ops[3]);
+  std::uint64_t sa[32], sb[32], sc[32];
+  GangRow a, b, c;
+  if (!gang_row(i.ops[1], sa, a) || !gang_row(i.ops[2], sb, b) || !gang_row(i.ops[3], sc, c))
+    return false;
   for (std::size_t k = 0; k < g.n; ++k) {
     std::uint64_t* r = g.regs[k];
-    for (unsigned l = 0; l < 32; ++l) r[d + l] = f(r[a + l], r[b + l], r[x + l]);
+    const std::uint64_t *x = a.of(r), *y = b.of(r), *z = c.of(r);
+    for (unsigned l = 0; l < 32; ++l) r[d + l] = f(x[l], y[l], z[l]);
   }
   return true;
 }

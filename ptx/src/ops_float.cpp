@@ -9,6 +9,7 @@
 #include <immintrin.h>
 #endif
 
+#include "approx_math.h"
 #include "fast_paths.h"
 #include "half.h"
 #include "lanes.h"
@@ -31,21 +32,20 @@ float sat(float v) {
   return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
 }
 
-// The approximate functions by the host's single-precision library (within
-// an ulp or so, inside the PTX ISA's bounds for each; a third of the time of
-// the double-precision ones, which a Monte Carlo kernel spends a quarter of
-// its time in).
+// sin/cos/ex2 .approx: approx_math.h (the same bits as its 32-lane form the
+// fast paths use); lg2 by the host's single-precision library (within an ulp
+// or so, inside the PTX ISA's bound).
 float sin_core(float a, float, float) {
-  return std::sin(a);
+  return approx::sin(a);
 }
 float cos_core(float a, float, float) {
-  return std::cos(a);
+  return approx::cos(a);
 }
 float lg2_core(float a, float, float) {
   return std::log2(a);
 }
 float ex2_core(float a, float, float) {
-  return std::exp2(a);
+  return approx::ex2(a);
 }
 u64 sqrt_f32_lane(u64 a) {  // round to nearest, no .ftz or .sat
   return f32_to_bits(std::sqrt(bits_to_f32(a)));
@@ -206,21 +206,19 @@ __attribute__((target("avx2,fma"))) inline __m256 low_halves(const u64* p) {
   return _mm256_castsi256_ps(_mm256_permute2x128_si256(lo, hi, 0x20));
 }
 // A converged warp 8 lanes at a time (vfmadd rounds once per lane, as
-// std::fma does: the same bits), through a local row, for the destination
-// may be a source register.
+// std::fma does: the same bits). Each group of lanes is read before it is
+// written, so the destination may be a source register.
 __attribute__((target("avx2,fma"))) void fma_f32_lanes_fma(u64* d, const u64* a, const u64* b,
                                                            const u64* x, std::uint32_t m) {
   if (m != ~0u) return fma_f32_lanes_body(d, a, b, x, m);
-  alignas(32) u64 r[32];
   for (unsigned l = 0; l < 32; l += 8) {
     const __m256i v = _mm256_castps_si256(
         _mm256_fmadd_ps(low_halves(a + l), low_halves(b + l), low_halves(x + l)));
-    _mm256_store_si256(reinterpret_cast<__m256i*>(r + l),
-                       _mm256_cvtepu32_epi64(_mm256_castsi256_si128(v)));
-    _mm256_store_si256(reinterpret_cast<__m256i*>(r + l + 4),
-                       _mm256_cvtepu32_epi64(_mm256_extracti128_si256(v, 1)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + l),
+                        _mm256_cvtepu32_epi64(_mm256_castsi256_si128(v)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + l + 4),
+                        _mm256_cvtepu32_epi64(_mm256_extracti128_si256(v, 1)));
   }
-  std::memcpy(d, r, sizeof r);
 }
 #endif
 void fma_f32_lanes_plain(u64* d, const u64* a, const u64* b, const u64* x, std::uint32_t m) {
@@ -731,6 +729,26 @@ template <float (*Core)(float, float, float)>
 bool unary_f32_gang(const Gang& g, const Instruction& i) {
   return gang_map1(g, i, f32_unary(i, [](float a, float b, float x) { return Core(a, b, x); }));
 }
+// sin/cos/ex2 .approx over whole rows (approx::lanes: four lanes at a time
+// where the host has AVX2), one warp or a gang.
+template <approx::Function F>
+void approx_f32(Ctx& c, const Instruction& i) {
+  u64 sa[32];
+  const u64* a = c.src(i.ops[1], sa);
+  if (i.ops[0].kind != Operand::Kind::Reg) return;
+  u64* d = c.reg(i.ops[0].reg);
+  if (c.mask == ~0u) return approx::lanes(F, d, a, i.has(kFtz));
+  u64 r[32];
+  approx::lanes(F, r, a, i.has(kFtz));
+  for (unsigned l = 0; l < 32; ++l) d[l] = ((c.mask >> l) & 1) ? r[l] : d[l];
+}
+template <approx::Function F>
+bool approx_f32_gang(const Gang& g, const Instruction& i) {
+  if (!plain_register(i.ops[0]) || !plain_register(i.ops[1])) return false;
+  for (std::size_t k = 0; k < g.n; ++k)
+    approx::lanes(F, g.regs[k] + row(i.ops[0]), g.regs[k] + row(i.ops[1]), i.has(kFtz));
+  return true;
+}
 u64 min_f32_lane(u64 a, u64 b) {
   return f32_to_bits(fmin_ptx(bits_to_f32(a), bits_to_f32(b), false));
 }
@@ -748,12 +766,15 @@ bool sqrt_f32_gang(const Gang& g, const Instruction& i) {
 }
 
 bool fma_f32_gang(const Gang& g, const Instruction& i) {
-  for (unsigned k = 0; k < 4; ++k)
-    if (!plain_register(i.ops[k])) return false;
+  u64 sa[32], sb[32], sc[32];
+  GangRow a, b, x;
+  if (!plain_register(i.ops[0]) || !gang_row(i.ops[1], sa, a) || !gang_row(i.ops[2], sb, b) ||
+      !gang_row(i.ops[3], sc, x))
+    return false;
   const FmaLanes lanes = fma_lanes();
   for (std::size_t k = 0; k < g.n; ++k) {
     u64* r = g.regs[k];
-    lanes(r + row(i.ops[0]), r + row(i.ops[1]), r + row(i.ops[2]), r + row(i.ops[3]), ~0u);
+    lanes(r + row(i.ops[0]), a.of(r), b.of(r), x.of(r), ~0u);
   }
   return true;
 }
@@ -771,11 +792,11 @@ GangHandler float_gang_handler(FastForm f) {
     case FastForm::FmaF32:
       return fma_f32_gang;
     case FastForm::SinF32:
-      return unary_f32_gang<sin_core>;
+      return approx_f32_gang<approx::Function::Sin>;
     case FastForm::CosF32:
-      return unary_f32_gang<cos_core>;
+      return approx_f32_gang<approx::Function::Cos>;
     case FastForm::Ex2F32:
-      return unary_f32_gang<ex2_core>;
+      return approx_f32_gang<approx::Function::Ex2>;
     case FastForm::Lg2F32:
       return unary_f32_gang<lg2_core>;
     case FastForm::SqrtF32:
@@ -800,11 +821,11 @@ FastHandler float_fast_handler(FastForm f) {
     case FastForm::FmaF32:
       return fma_f32;
     case FastForm::SinF32:
-      return unary_f32<sin_core>;
+      return approx_f32<approx::Function::Sin>;
     case FastForm::CosF32:
-      return unary_f32<cos_core>;
+      return approx_f32<approx::Function::Cos>;
     case FastForm::Ex2F32:
-      return unary_f32<ex2_core>;
+      return approx_f32<approx::Function::Ex2>;
     case FastForm::Lg2F32:
       return unary_f32<lg2_core>;
     case FastForm::SqrtF32:
