@@ -929,9 +929,17 @@ unsigned run_gang(State& s, std::size_t first, std::size_t end, unsigned budget)
   Ctx lead{s, s.warps[first], s.warps[first].frames[0], ~0u, nullptr};
   const Gang gang{regs, end - first, &lead};
   bool full = gang_rows(s, first, end, regs);
+  // The gang's pc; the warps' own are stored only before anything but a gang
+  // handler runs (each warp's SIMT entry is a cache line of its own).
+  std::uint32_t pc = s.warps[first].simt[0].pc;
+  bool behind = false;
+  const auto store_pc = [&] {
+    if (!behind) return;
+    for (std::size_t k = first; k < end; ++k) s.warps[k].simt[0].pc = pc;
+    behind = false;
+  };
   unsigned n = 0;
   for (; n < budget; ++n) {
-    const std::uint32_t pc = s.warps[first].simt[0].pc;
     if (pc >= fn.code.size()) break;
     const Instruction& i = fn.code[pc];
     if (i.fast != FastForm::None) {  // (never set on an unsupported form)
@@ -943,7 +951,8 @@ unsigned run_gang(State& s, std::size_t first, std::size_t end, unsigned budget)
         s.stats.warp_instructions += gang.n;
         s.stats.thread_instructions += 32 * gang.n;
         s.clock += gang.n;  // nothing in between reads it: no operand is %clock
-        for (std::size_t k = first; k < end; ++k) s.warps[k].simt[0].pc = pc + 1;
+        ++pc;
+        behind = true;
         continue;
       }
       const FastHandler handler = kFastHandlers.of[static_cast<std::size_t>(i.fast)];
@@ -959,15 +968,22 @@ unsigned run_gang(State& s, std::size_t first, std::size_t end, unsigned budget)
         Ctx c{s, w, frame, active, nullptr};
         handler(c, i);
       }
+      ++pc;
+      behind = false;
       continue;
     }
-    if (i.op == Opcode::bra && i.unsupported.empty() && branch_together(s, first, end, i, pc))
+    store_pc();
+    if (i.op == Opcode::bra && i.unsupported.empty() && branch_together(s, first, end, i, pc)) {
+      pc = s.warps[first].simt[0].pc;
       continue;
+    }
     if (!issues_together(i)) break;
     for (std::size_t k = first; k < end; ++k) step_state(s, k, nullptr);
     if (!together(s, first, end)) return n + 1;
+    pc = s.warps[first].simt[0].pc;
     full = gang_rows(s, first, end, regs);
   }
+  store_pc();
   return n;
 }
 
