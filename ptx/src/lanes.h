@@ -7,6 +7,9 @@
 
 namespace cnuas::ptx {
 
+// d[l] = r[l] for the lanes set in m; the others keep d[l].
+void blend_lanes(std::uint64_t* d, const std::uint64_t* r, std::uint32_t m);
+
 template <class F>
 inline void map1(Ctx& c, const Instruction& i, F f) {
   std::uint64_t sa[32];
@@ -18,10 +21,9 @@ inline void map1(Ctx& c, const Instruction& i, F f) {
     for (unsigned l = 0; l < 32; ++l) d[l] = f(a[l]);
     return;
   }
-  for (unsigned l = 0; l < 32; ++l) {
-    const std::uint64_t r = f(a[l]);
-    d[l] = ((m >> l) & 1) ? r : d[l];
-  }
+  std::uint64_t r[32];  // every lane (a straight loop), then the active ones
+  for (unsigned l = 0; l < 32; ++l) r[l] = f(a[l]);
+  blend_lanes(d, r, m);
 }
 
 template <class F>
@@ -43,10 +45,9 @@ inline void map2(Ctx& c, const Instruction& i, F f) {
     for (unsigned l = 0; l < 32; ++l) d[l] = f(a[l], b[l]);
     return;
   }
-  for (unsigned l = 0; l < 32; ++l) {
-    const std::uint64_t r = f(a[l], b[l]);
-    d[l] = ((m >> l) & 1) ? r : d[l];
-  }
+  std::uint64_t r[32];
+  for (unsigned l = 0; l < 32; ++l) r[l] = f(a[l], b[l]);
+  blend_lanes(d, r, m);
 }
 
 template <class F>
@@ -62,10 +63,9 @@ inline void map3(Ctx& c, const Instruction& i, F f) {
     for (unsigned l = 0; l < 32; ++l) d[l] = f(a[l], b[l], x[l]);
     return;
   }
-  for (unsigned l = 0; l < 32; ++l) {
-    const std::uint64_t r = f(a[l], b[l], x[l]);
-    d[l] = ((m >> l) & 1) ? r : d[l];
-  }
+  std::uint64_t r[32];
+  for (unsigned l = 0; l < 32; ++l) r[l] = f(a[l], b[l], x[l]);
+  blend_lanes(d, r, m);
 }
 
 template <class F>
@@ -82,10 +82,9 @@ inline void map4(Ctx& c, const Instruction& i, F f) {
     for (unsigned l = 0; l < 32; ++l) d[l] = f(a[l], b[l], x[l], y[l]);
     return;
   }
-  for (unsigned l = 0; l < 32; ++l) {
-    const std::uint64_t r = f(a[l], b[l], x[l], y[l]);
-    d[l] = ((m >> l) & 1) ? r : d[l];
-  }
+  std::uint64_t r[32];
+  for (unsigned l = 0; l < 32; ++l) r[l] = f(a[l], b[l], x[l], y[l]);
+  blend_lanes(d, r, m);
 }
 
 // --- Gangs (executor.cpp, "lock step"): n converged warps of one CTA with
