@@ -107,19 +107,42 @@ inline std::size_t row(const Operand& o) {
 }
 
 // A gang's source operand: each warp's register row, or one row that every
-// warp reads (an immediate, broadcast once per instruction into `scratch`).
+// warp reads: an immediate, or a special register with the same lanes in every
+// warp of the CTA (%ntid, %ctaid, %nctaid, %laneid, %lanemask_*), filled once
+// per instruction into `scratch`.
 struct GangRow {
   const std::uint64_t* shared = nullptr;
   std::size_t row = 0;
   const std::uint64_t* of(const std::uint64_t* regs) const { return shared ? shared : regs + row; }
 };
-inline bool gang_row(const Operand& o, std::uint64_t* scratch, GangRow& out) {
+inline bool same_in_every_warp(SpecialReg r) {
+  switch (r) {
+    case SpecialReg::Ntid:
+    case SpecialReg::Ctaid:
+    case SpecialReg::Nctaid:
+    case SpecialReg::Laneid:
+    case SpecialReg::LanemaskEq:
+    case SpecialReg::LanemaskLe:
+    case SpecialReg::LanemaskLt:
+    case SpecialReg::LanemaskGe:
+    case SpecialReg::LanemaskGt:
+      return true;
+    default:
+      return false;
+  }
+}
+inline bool gang_row(const Gang& g, const Operand& o, std::uint64_t* scratch, GangRow& out) {
   if (plain_register(o)) {
     out.row = row(o);
     return true;
   }
-  if (o.kind != Operand::Kind::Imm) return false;
-  for (unsigned l = 0; l < 32; ++l) scratch[l] = static_cast<std::uint64_t>(o.imm);
+  if (o.kind == Operand::Kind::Imm) {
+    for (unsigned l = 0; l < 32; ++l) scratch[l] = static_cast<std::uint64_t>(o.imm);
+  } else if (o.kind == Operand::Kind::Special && g.lead && same_in_every_warp(o.special)) {
+    g.lead->special_lanes(o, scratch);
+  } else {
+    return false;
+  }
   out.shared = scratch;
   return true;
 }
@@ -128,7 +151,7 @@ template <class F>
 inline bool gang_map1(const Gang& g, const Instruction& i, F f) {
   std::uint64_t sa[32];
   GangRow a;
-  if (!plain_register(i.ops[0]) || !gang_row(i.ops[1], sa, a)) return false;
+  if (!plain_register(i.ops[0]) || !gang_row(g, i.ops[1], sa, a)) return false;
   const std::size_t d = row(i.ops[0]);
   for (std::size_t k = 0; k < g.n; ++k) {
     std::uint64_t* r = g.regs[k];
@@ -153,7 +176,7 @@ inline bool gang_map2(const Gang& g, const Instruction& i, F f) {
   }
   std::uint64_t sa[32], sb[32];
   GangRow a, b;
-  if (!gang_row(i.ops[1], sa, a) || !gang_row(i.ops[2], sb, b)) return false;
+  if (!gang_row(g, i.ops[1], sa, a) || !gang_row(g, i.ops[2], sb, b)) return false;
   for (std::size_t k = 0; k < g.n; ++k) {
     std::uint64_t* r = g.regs[k];
     const std::uint64_t *x = a.of(r), *y = b.of(r);
@@ -177,7 +200,8 @@ inline bool gang_map3(const Gang& g, const Instruction& i, F f) {
   }
   std::uint64_t sa[32], sb[32], sc[32];
   GangRow a, b, c;
-  if (!gang_row(i.ops[1], sa, a) || !gang_row(i.ops[2], sb, b) || !gang_row(i.ops[3], sc, c))
+  if (!gang_row(g, i.ops[1], sa, a) || !gang_row(g, i.ops[2], sb, b) ||
+      !gang_row(g, i.ops[3], sc, c))
     return false;
   for (std::size_t k = 0; k < g.n; ++k) {
     std::uint64_t* r = g.regs[k];

@@ -768,8 +768,8 @@ bool sqrt_f32_gang(const Gang& g, const Instruction& i) {
 bool fma_f32_gang(const Gang& g, const Instruction& i) {
   u64 sa[32], sb[32], sc[32];
   GangRow a, b, x;
-  if (!plain_register(i.ops[0]) || !gang_row(i.ops[1], sa, a) || !gang_row(i.ops[2], sb, b) ||
-      !gang_row(i.ops[3], sc, x))
+  if (!plain_register(i.ops[0]) || !gang_row(g, i.ops[1], sa, a) || !gang_row(g, i.ops[2], sb, b) ||
+      !gang_row(g, i.ops[3], sc, x))
     return false;
   const FmaLanes lanes = fma_lanes();
   for (std::size_t k = 0; k < g.n; ++k) {

@@ -5,6 +5,8 @@
 // what a program sees: results and statistics equal those of the warps run one
 // at a time (as they run under an instruction observer), loads and stores
 // equal a host reference, and bad addresses still fault, naming the lane.
+#include <cstring>
+
 #include "ptx_harness.h"
 
 namespace cnuas::ptx::testing {
@@ -121,6 +123,70 @@ TEST(Lockstep, WarpsOfAGangIssueEachInstructionInTurn) {
     d.launch("gap", {1, 1, 1}, {256, 1, 1}, out);
     const auto got = d.download<std::uint32_t>(out, 256);
     for (int t = 0; t < 256; t += 37) EXPECT_EQ(got[t], alone ? 4u : 32u) << "thread " << t;
+  }
+}
+
+// Gang handlers with operands every warp reads alike: special registers with
+// the same lanes in every warp (%laneid, %lanemask_lt, %ctaid, %ntid,
+// %nctaid), immediates in any source position (mov, selp between two
+// constants, fma with constant factors). Five words per thread.
+constexpr const char* kShared = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry shared_sources(.param .u64 out) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<16>;
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %nctaid.x;
+  mov.u32 %r5, %laneid;
+  mov.u32 %r6, %lanemask_lt;
+  mad.lo.s32 %r7, %r2, %r3, %r1;
+  mul.lo.s32 %r8, %r4, 1000;
+  add.s32 %r8, %r8, %r5;
+  mov.u32 %r9, 7;
+  setp.lt.u32 %p1, %r5, 16;
+  selp.b32 %r10, 11, 22, %p1;
+  cvt.rn.f32.u32 %f1, %r7;
+  fma.rn.f32 %f2, %f1, 0f40000000, 0f3F800000;
+  mov.b32 %r11, %f2;
+  add.s32 %r12, %r10, %r9;
+  mul.lo.s32 %r13, %r7, 5;
+  mul.wide.u32 %rd2, %r13, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r7;
+  st.global.u32 [%rd3+4], %r8;
+  st.global.u32 [%rd3+8], %r6;
+  st.global.u32 [%rd3+12], %r12;
+  st.global.u32 [%rd3+16], %r11;
+  ret;
+}
+)";
+
+TEST(Lockstep, SharedSourcesEqualTheHostReferenceInBothOrders) {
+  NullObserver observer;
+  constexpr unsigned ctas = 3, threads = 256, n = ctas * threads;
+  for (const bool alone : {false, true}) {
+    Device d(Module::parse(kShared, "shared.ptx"));
+    if (alone) d.set_observer(&observer);
+    const std::uint64_t out = d.alloc<std::uint32_t>(n * 5);
+    d.launch("shared_sources", {ctas, 1, 1}, {threads, 1, 1}, out);
+    const auto got = d.download<std::uint32_t>(out, n * 5);
+    for (unsigned t = 0; t < n; ++t) {
+      const unsigned lane = t % 32;
+      const float f = static_cast<float>(t) * 2.0f + 1.0f;
+      std::uint32_t f_bits;
+      std::memcpy(&f_bits, &f, sizeof f_bits);
+      const std::uint32_t want[5] = {t, ctas * 1000 + lane, (1u << lane) - 1,
+                                     (lane < 16 ? 11u : 22u) + 7, f_bits};
+      for (int k = 0; k < 5; ++k)
+        ASSERT_EQ(got[t * 5 + k], want[k]) << "thread " << t << " word " << k << " alone " << alone;
+    }
   }
 }
 
