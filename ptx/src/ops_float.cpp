@@ -740,7 +740,7 @@ void approx_f32(Ctx& c, const Instruction& i) {
   if (c.mask == ~0u) return approx::lanes(F, d, a, i.has(kFtz));
   u64 r[32];
   approx::lanes(F, r, a, i.has(kFtz));
-  for (unsigned l = 0; l < 32; ++l) d[l] = ((c.mask >> l) & 1) ? r[l] : d[l];
+  blend_lanes(d, r, c.mask);
 }
 template <approx::Function F>
 bool approx_f32_gang(const Gang& g, const Instruction& i) {
