@@ -1538,11 +1538,16 @@ LaunchStats run_grid(const LoadedModule& module, const Function& f, const Launch
     }
   }
   bool alone_done = active.empty();
+  // One run for every CTA that runs alone: its cycle watch keeps the state
+  // size it learnt and its buffers, so a CTA issuing fewer instructions than
+  // its state has bytes is never compared (a new watch per CTA compared each
+  // one at its first round: most of a large-CTA kernel's time went there).
+  GroupRun run(kQuantum, true);
   while (next < total && alone_done) {
     checkpoint({}, 1);
     start(first, next++);
+    run.members_changed();
     const std::uint64_t began = first.stats.warp_instructions;
-    GroupRun run(kQuantum, true);
     while (!(alone_done = run.round({&first})) && !run.cycling() &&
            first.stats.warp_instructions - began < kAloneBudget) {
     }
