@@ -12,6 +12,7 @@ bool CycleWatch::after_round(const std::vector<Executor::Cta::State*>& ctas,
   if (unchecked_ < state_bytes_) return false;
   unchecked_ = 0;
   group_state_bytes(ctas, now_);
+  ctas.front()->stats.state_bytes_compared += now_.size();
   state_bytes_ = now_.size();
   if (have_mark_ && now_ == mark_) return true;
   if (!have_mark_ || ++since_mark_ >= span_) {

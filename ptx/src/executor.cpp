@@ -1147,6 +1147,7 @@ bool GroupRun::round(const std::vector<State*>& ctas) {
   // synchronizes often) either completed it or leaves nothing to issue.
   if (all_yielded && any_yielded && !all_done && progress) {
     group_state_bytes(ctas, after_);
+    ctas.front()->stats.state_bytes_compared += after_.size();
     stuck = have_before_ && writes == writes_after && after_ == before_;
     before_.swap(after_);
     have_before_ = true;
@@ -1413,6 +1414,7 @@ LaunchStats sum_stats(const std::vector<std::unique_ptr<State>>& states) {
     total.ctas += st->stats.ctas;
     total.global_bytes += st->stats.global_bytes;
     total.builtin_calls += st->stats.builtin_calls;
+    total.state_bytes_compared += st->stats.state_bytes_compared;
   }
   return total;
 }

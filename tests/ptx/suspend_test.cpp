@@ -79,6 +79,45 @@ $Ldone_waiting:
   ret;
 }
 
+// 1024 threads pass values round a ring in shared memory 16 times, then each
+// writes its sum: CTAs with a large state that issue few instructions and
+// write global memory only at the end.
+.visible .entry ring_sums(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<14>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 ring[1024];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %r2;
+  mov.u32 %r4, 0;
+  mov.u32 %r5, ring;
+  shl.b32 %r6, %r1, 2;
+  add.u32 %r6, %r5, %r6;
+  add.u32 %r7, %r1, 1;
+  and.b32 %r7, %r7, 1023;
+  shl.b32 %r7, %r7, 2;
+  add.u32 %r7, %r5, %r7;
+$Lround:
+  add.u32 %r8, %r3, %r1;
+  st.shared.u32 [%r6], %r8;
+  bar.sync 0;
+  ld.shared.u32 %r9, [%r7];
+  add.u32 %r3, %r3, %r9;
+  bar.sync 0;
+  add.u32 %r4, %r4, 1;
+  setp.lt.u32 %p1, %r4, 16;
+  @%p1 bra $Lround;
+  mad.lo.u32 %r10, %r2, 1024, %r1;
+  mul.wide.u32 %rd2, %r10, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+
 // Spins for ever, counting: its state changes every iteration.
 .visible .entry count_forever()
 {
@@ -213,6 +252,38 @@ TEST(PtxSuspend, ASpinWhoseStateChangesRunsToTheInstructionLimit) {
         << e.what();
   }
   EXPECT_TRUE(stopped.resident.empty());
+}
+
+// The proof that a group cycles copies its whole state, so it is made at most
+// once per state byte of warp instructions issued: a grid of CTAs that each
+// issue fewer instructions than their state has bytes pays about one copy in
+// all, not one per CTA (it paid one per CTA once: four times the execution of
+// a 32 x 32-thread tiled matrix product).
+TEST(PtxSuspend, ProvingACycleCostsAboutOneStateCopyPerStateByteOfInstructions) {
+  Engine r;
+  constexpr std::uint32_t ctas = 64, threads = 1024, rounds = 16;
+  const std::uint64_t out = r.memory.allocate(ctas * threads * 4);
+  LaunchConfig cfg;
+  cfg.block = {threads, 1, 1};
+  cfg.params = pointers({out});
+  cfg.grid = {1, 1, 1};
+  const LaunchStats one = r.exec.launch(r.module, "ring_sums", cfg);
+  ASSERT_GT(one.state_bytes_compared, 0u);  // the watch looks at a CTA running alone
+  cfg.grid = {ctas, 1, 1};
+  const LaunchStats many = r.exec.launch(r.module, "ring_sums", cfg);
+  EXPECT_LE(many.state_bytes_compared, one.state_bytes_compared + many.warp_instructions);
+
+  std::vector<std::uint32_t> h(ctas * threads);
+  r.memory.read(out, h.data(), h.size() * 4);
+  for (std::uint32_t b = 0; b < ctas; ++b) {
+    std::vector<std::uint32_t> acc(threads, b), ring(threads);
+    for (std::uint32_t k = 0; k < rounds; ++k) {
+      for (std::uint32_t t = 0; t < threads; ++t) ring[t] = acc[t] + t;
+      for (std::uint32_t t = 0; t < threads; ++t) acc[t] += ring[(t + 1) % threads];
+    }
+    for (std::uint32_t t = 0; t < threads; ++t)
+      ASSERT_EQ(h[b * threads + t], acc[t]) << b << " " << t;
+  }
 }
 
 }  // namespace

@@ -160,6 +160,11 @@ struct LaunchStats {
   // Calls of functions the engine provides (printf, malloc, assert, the device
   // runtime): effects outside device memory, so such a launch is never replayed.
   std::uint64_t builtin_calls = 0;
+  // The engine's own cost, not the program's: bytes of CTA state it copied to
+  // prove a group stuck or cycling (ptx-engine.md, "Grids that wait for the
+  // host"). Bounded by about one byte per warp instruction; not carried by a
+  // saved CTA state.
+  std::uint64_t state_bytes_compared = 0;
   // The grid stopped into LaunchConfig::suspend_into. The figures above count
   // the work the saved CTAs do not carry (each saved slot carries its own), so
   // the parts of a suspended and resumed launch add up to the whole.
