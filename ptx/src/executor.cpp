@@ -988,16 +988,19 @@ unsigned run_gang(State& s, std::size_t first, std::size_t end, unsigned budget)
 }
 
 // Runs the CTA's warps gang by gang in lock step; false when nothing was
-// issued. `spent` (when given) receives each warp's instructions issued.
+// issued. `spent` (when given) holds each warp's instructions issued so far
+// in the round: a gang runs for what is left of `budget`, and adds to it.
 bool run_together(State& s, unsigned budget, unsigned* spent = nullptr) {
   if (s.config->observer) return false;  // an observer sees warps run one at a time
   bool issued = false;
   for (std::size_t first = 0; first < s.warps.size(); first += kGang) {
     const std::size_t end = std::min(first + kGang, s.warps.size());
-    const unsigned n = run_gang(s, first, end, budget);
+    const unsigned used = spent ? *std::max_element(spent + first, spent + end) : 0;
+    if (used >= budget) continue;
+    const unsigned n = run_gang(s, first, end, budget - used);
     issued |= n > 0;
     if (spent)
-      for (std::size_t k = first; k < end; ++k) spent[k] = n;
+      for (std::size_t k = first; k < end; ++k) spent[k] += n;
   }
   return issued;
 }
@@ -1111,7 +1114,10 @@ bool GroupRun::round(const std::vector<State*>& ctas) {
     // quantum leaves its warps nothing to run alone this round (they stay
     // together for the next one).
     unsigned spent[kMaxWarpsPerCta] = {};
-    if (run_together(s, quantum_, spent)) progress = true;
+    // Again while some gang issues: the last gang to reach a barrier releases
+    // the earlier ones, which would otherwise run to the next one a warp at a
+    // time (a third of a 32-warp tiled matrix product's instructions did).
+    while (run_together(s, quantum_, spent)) progress = true;
     for (std::size_t w = 0; w < s.warps.size(); ++w) {
       // A warp runs until it finishes, waits at a barrier, yields after a
       // failed mbarrier wait, or uses its quantum: spin loops on other warps'

@@ -79,12 +79,13 @@ $Ldone_waiting:
   ret;
 }
 
-// 1024 threads pass values round a ring in shared memory 16 times, then each
-// writes its sum: CTAs with a large state that issue few instructions and
-// write global memory only at the end.
+// 1024 threads pass values round a ring in shared memory 16 times (odd
+// threads adding one each time, so that warps diverge and rounds are short),
+// then each writes its sum: CTAs with a large state that issue few
+// instructions and write global memory only at the end.
 .visible .entry ring_sums(.param .u64 out)
 {
-  .reg .pred %p<2>;
+  .reg .pred %p<3>;
   .reg .b32 %r<14>;
   .reg .b64 %rd<4>;
   .shared .align 4 .b32 ring[1024];
@@ -107,6 +108,11 @@ $Lround:
   bar.sync 0;
   ld.shared.u32 %r9, [%r7];
   add.u32 %r3, %r3, %r9;
+  and.b32 %r11, %r1, 1;
+  setp.eq.u32 %p2, %r11, 0;
+  @%p2 bra $Leven;
+  add.u32 %r3, %r3, 1;
+$Leven:
   bar.sync 0;
   add.u32 %r4, %r4, 1;
   setp.lt.u32 %p1, %r4, 16;
@@ -279,7 +285,7 @@ TEST(PtxSuspend, ProvingACycleCostsAboutOneStateCopyPerStateByteOfInstructions) 
     std::vector<std::uint32_t> acc(threads, b), ring(threads);
     for (std::uint32_t k = 0; k < rounds; ++k) {
       for (std::uint32_t t = 0; t < threads; ++t) ring[t] = acc[t] + t;
-      for (std::uint32_t t = 0; t < threads; ++t) acc[t] += ring[(t + 1) % threads];
+      for (std::uint32_t t = 0; t < threads; ++t) acc[t] += ring[(t + 1) % threads] + t % 2;
     }
     for (std::uint32_t t = 0; t < threads; ++t)
       ASSERT_EQ(h[b * threads + t], acc[t]) << b << " " << t;
