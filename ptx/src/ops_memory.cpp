@@ -486,6 +486,27 @@ __attribute__((target_clones("avx2", "default"))) WarpPattern warp_pattern(const
                         : WarpPattern::Scattered;
 }
 
+// warp_pattern over the lanes of `mask` only (a diverged warp: the others'
+// registers may hold anything); a row is lane l at origin + l * B, with
+// origin, the address lane 0 would have, in `origin`.
+__attribute__((target_clones("avx2", "default"))) WarpPattern
+active_pattern(const u64* base, u64 stride, std::uint32_t mask, u64& origin) {
+  const unsigned lead = static_cast<unsigned>(__builtin_ctz(mask));
+  const u64 first = base[lead];
+  origin = first - lead * stride;
+  u64 apart = 0, off_row = 0, expected = origin;
+  for (unsigned l = 0; l < 32; ++l) {
+    const u64 keep = u64{0} - ((mask >> l) & 1);
+    apart |= (base[l] ^ first) & keep;
+    off_row |= (base[l] ^ expected) & keep;
+    expected += stride;
+  }
+  if (apart == 0) origin = first;
+  return apart == 0     ? WarpPattern::Broadcast
+         : off_row == 0 ? WarpPattern::Row
+                        : WarpPattern::Scattered;
+}
+
 // The register row holding an access's addresses (null for [symbol+imm]).
 const u64* address_row(Ctx& c, const Access& acc) {
   return acc.addr.reg >= 0 ? c.reg(acc.addr.reg) : nullptr;
@@ -495,16 +516,23 @@ const u64* address_row(Ctx& c, const Access& acc) {
 // wraps nor misaligns, the Lanes span() and record_span() need (the first
 // address, the lowest, highest and their OR); false otherwise, when the
 // general path forms every address (and names a bad one).
+// `active_only`: also for a warp with inactive lanes (whose addresses are
+// then ignored); the caller reads or writes the active lanes only.
 template <unsigned B>
 bool warp_row_lanes(Ctx& c, const Access& acc, Lanes& lanes, WarpPattern& pattern,
-                    const u64* base) {
-  if (c.mask != ~0u) return false;
+                    const u64* base, bool active_only = false) {
+  if (c.mask != ~0u && !(active_only && c.mask != 0)) return false;
   u64 first;
   if (acc.addr.reg < 0) {  // [symbol+imm], [imm]: one address (ld.param)
     pattern = WarpPattern::Broadcast;
     first =
         (static_cast<u64>(acc.addr.imm) + (acc.addr.has_symbol ? c.symbol_value(acc.addr, 0) : 0)) &
         acc.mask;
+  } else if (c.mask != ~0u) {
+    u64 origin;
+    pattern = active_pattern(base, B, c.mask, origin);
+    if (pattern == WarpPattern::Scattered) return false;
+    first = (origin + static_cast<u64>(acc.addr.imm)) & acc.mask;
   } else {
     pattern = warp_pattern(base, B);
     if (pattern == WarpPattern::Scattered) return false;
@@ -519,7 +547,9 @@ bool warp_row_lanes(Ctx& c, const Access& acc, Lanes& lanes, WarpPattern& patter
     for (unsigned l = 0; l < 32; ++l)
       lanes.a[l] = first + (pattern == WarpPattern::Row ? l * B : 0);
   } else {
-    lanes.a[0] = first;  // all span() reads of a full warp
+    // All span() reads: the first active lane's address.
+    const unsigned lead = static_cast<unsigned>(__builtin_ctz(c.mask));
+    lanes.a[lead] = first + (pattern == WarpPattern::Row ? lead * B : 0);
   }
   return true;
 }
@@ -529,8 +559,8 @@ bool warp_row_lanes(Ctx& c, const Access& acc, Lanes& lanes, WarpPattern& patter
 // warp takes the lane-by-lane path. Counts nothing.
 template <unsigned B>
 std::uint8_t* whole_warp_bytes(Ctx& c, const Access& acc, const u64* row, WarpPattern& pattern,
-                               Lanes& lanes, Space& space) {
-  if (!warp_row_lanes<B>(c, acc, lanes, pattern, row)) return nullptr;
+                               Lanes& lanes, Space& space, bool active_only = false) {
+  if (!warp_row_lanes<B>(c, acc, lanes, pattern, row, active_only)) return nullptr;
   u64 origin;
   std::uint8_t* base = span(c, acc, B, lanes, origin, space);
   return base ? base + (lanes.lo - origin) : nullptr;
@@ -563,6 +593,18 @@ void load_whole(const std::uint8_t* p, WarpPattern pattern, u64* d, unsigned wid
   }
 }
 
+// load_whole for the active lanes of a diverged warp.
+template <unsigned B>
+void load_active(const std::uint8_t* p, WarpPattern pattern, u64* d, unsigned width, bool sign,
+                 std::uint32_t mask) {
+  if (pattern == WarpPattern::Broadcast) {
+    const u64 v = load_bytes<B>(p, width, sign);
+    each_lane(mask, [&](unsigned l) { d[l] = v; });
+  } else {
+    each_lane(mask, [&](unsigned l) { d[l] = load_bytes<B>(p + l * B, width, sign); });
+  }
+}
+
 template <unsigned B>
 void store_whole(std::uint8_t* p, WarpPattern pattern, const u64* v) {
   if (pattern == WarpPattern::Broadcast) {
@@ -578,9 +620,12 @@ void load_lanes(Ctx& c, const Access& acc, u64* d, unsigned width, bool sign) {
   WarpPattern pattern;
   Space whole_space;
   if (const std::uint8_t* p =
-          whole_warp_bytes<B>(c, acc, address_row(c, acc), pattern, lanes, whole_space)) {
+          whole_warp_bytes<B>(c, acc, address_row(c, acc), pattern, lanes, whole_space, true)) {
     record_span(c, acc, lanes.a, B, whole_space);
-    load_whole<B>(p, pattern, d, width, sign);
+    if (c.mask == ~0u)
+      load_whole<B>(p, pattern, d, width, sign);
+    else
+      load_active<B>(p, pattern, d, width, sign, c.mask);
     return;
   }
   lane_addresses(c, acc, lanes);

@@ -253,6 +253,81 @@ TEST(WarpAccess, RowsAndBroadcastsEqualTheHostReference) {
   EXPECT_EQ(d.download<std::uint32_t>(last, 1)[0], 63u);
 }
 
+// The loads above for the lanes t % 3 != 0 only (a guard), the others' address
+// registers pointing nowhere: the inactive lanes neither fault nor change.
+// Lanes 16-31 of each warp then read a[t - 16] after a branch: in warp 0 a row
+// whose lane 0 would lie before the allocation.
+constexpr const char* kDivergedPatterns = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry diverged(.param .u64 a, .param .u64 s, .param .u64 bytes, .param .u64 out) {
+  .reg .pred %p<3>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<20>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [s];
+  ld.param.u64 %rd3, [bytes];
+  ld.param.u64 %rd4, [out];
+  mov.u32 %r1, %tid.x;
+  rem.u32 %r7, %r1, 3;
+  setp.ne.u32 %p1, %r7, 0;
+  mul.wide.u32 %rd7, %r1, 4;
+  add.s64 %rd8, %rd1, %rd7;
+  selp.b64 %rd9, %rd8, 0xdead00000000, %p1;
+  mul.wide.u32 %rd10, %r1, 2;
+  add.s64 %rd11, %rd2, %rd10;
+  selp.b64 %rd11, %rd11, 0xbeef00000000, %p1;
+  selp.b64 %rd12, %rd1, 0xfeed00000000, %p1;
+  mov.u32 %r2, 0x22222222;
+  mov.u32 %r3, 0x33333333;
+  mov.u32 %r4, 0x44444444;
+  mov.u32 %r5, 0x55555555;
+  mov.u32 %r6, 0x66666666;
+  @%p1 ld.global.u32 %r2, [%rd9];
+  @%p1 ld.global.u32 %r3, [%rd12+20];
+  @%p1 ld.global.s16 %r4, [%rd11];
+  @%p1 ld.global.u8 %r5, [%rd3+3];
+  and.b32 %r9, %r1, 31;
+  setp.lt.u32 %p2, %r9, 16;
+  @%p2 bra $Lstore;
+  add.s64 %rd13, %rd8, -64;
+  ld.global.u32 %r6, [%rd13];
+$Lstore:
+  mul.lo.u32 %r8, %r1, 5;
+  mul.wide.u32 %rd14, %r8, 4;
+  add.s64 %rd15, %rd4, %rd14;
+  st.global.u32 [%rd15], %r2;
+  st.global.u32 [%rd15+4], %r3;
+  st.global.u32 [%rd15+8], %r4;
+  st.global.u32 [%rd15+12], %r5;
+  st.global.u32 [%rd15+16], %r6;
+  ret;
+}
+)";
+
+TEST(WarpAccess, DivergedRowsAndBroadcastsTouchOnlyTheActiveLanes) {
+  Device d(Module::parse(kDivergedPatterns, "diverged.ptx"));
+  constexpr int n = 64;
+  std::vector<std::uint32_t> a(n);
+  std::vector<std::int16_t> s(n);
+  for (int t = 0; t < n; ++t) a[t] = 1000u * t + 17, s[t] = static_cast<std::int16_t>(-300 * t);
+  const std::vector<std::uint8_t> bytes = {1, 2, 3, 0xf7};
+  const auto da = d.upload(a), ds = d.upload(s), db = d.upload(bytes);
+  const auto out = d.alloc<std::uint32_t>(n * 5);
+  d.launch("diverged", {1, 1, 1}, {n, 1, 1}, da, ds, db, out);
+  const auto got = d.download<std::uint32_t>(out, n * 5);
+  for (int t = 0; t < n; ++t) {
+    const bool active = t % 3 != 0;
+    const std::uint32_t want[5] = {
+        active ? a[t] : 0x22222222u, active ? a[5] : 0x33333333u,
+        active ? static_cast<std::uint32_t>(static_cast<std::int32_t>(s[t])) : 0x44444444u,
+        active ? 0xf7u : 0x55555555u, t % 32 >= 16 ? a[t - 16] : 0x66666666u};
+    for (int k = 0; k < 5; ++k)
+      EXPECT_EQ(got[t * 5 + k], want[k]) << "thread " << t << " word " << k;
+  }
+}
+
 // A row load from base + offset for threads 0-31: `rows` words allocated.
 constexpr const char* kRowLoad = R"(
 .version 8.0
