@@ -489,8 +489,10 @@ __attribute__((target_clones("avx2", "default"))) WarpPattern warp_pattern(const
 // warp_pattern over the lanes of `mask` only (a diverged warp: the others'
 // registers may hold anything); a row is lane l at origin + l * B, with
 // origin, the address lane 0 would have, in `origin`.
-__attribute__((target_clones("avx2", "default"))) WarpPattern
-active_pattern(const u64* base, u64 stride, std::uint32_t mask, u64& origin) {
+__attribute__((target_clones("avx2", "default"))) WarpPattern active_pattern(const u64* base,
+                                                                             u64 stride,
+                                                                             std::uint32_t mask,
+                                                                             u64& origin) {
   const unsigned lead = static_cast<unsigned>(__builtin_ctz(mask));
   const u64 first = base[lead];
   origin = first - lead * stride;
@@ -519,8 +521,8 @@ const u64* address_row(Ctx& c, const Access& acc) {
 // `active_only`: also for a warp with inactive lanes (whose addresses are
 // then ignored); the caller reads or writes the active lanes only.
 template <unsigned B>
-bool warp_row_lanes(Ctx& c, const Access& acc, Lanes& lanes, WarpPattern& pattern,
-                    const u64* base, bool active_only = false) {
+bool warp_row_lanes(Ctx& c, const Access& acc, Lanes& lanes, WarpPattern& pattern, const u64* base,
+                    bool active_only = false) {
   if (c.mask != ~0u && !(active_only && c.mask != 0)) return false;
   u64 first;
   if (acc.addr.reg < 0) {  // [symbol+imm], [imm]: one address (ld.param)
