@@ -763,6 +763,32 @@ bool async_copy_spans(Ctx& c, const Instruction& i, const Access& dst, const Acc
   return true;
 }
 
+// A vector load ({a, b, ...}) of `Bytes` per lane whose active lanes read
+// one address or a row: one lookup, then each element's register row filled
+// lane after lane. False (nothing done) otherwise.
+template <unsigned Bytes>
+bool load_vector_whole(Ctx& c, const Instruction& i, const Access& acc, u64* const* rows,
+                       const unsigned* widths, unsigned n) {
+  Lanes lanes;
+  WarpPattern pattern;
+  Space space;
+  const std::uint8_t* p =
+      whole_warp_bytes<Bytes>(c, acc, address_row(c, acc), pattern, lanes, space, true);
+  if (!p) return false;
+  record_span(c, acc, lanes.a, Bytes, space);
+  const unsigned eb = Bytes / n;
+  const u64 stride = pattern == WarpPattern::Row ? Bytes : 0;
+  for (unsigned k = 0; k < n; ++k) {
+    u64* row = rows[k];
+    if (!row) continue;
+    const unsigned width = widths[k];
+    const std::uint8_t* at = p + k * eb;
+    active_lanes(
+        c.mask, [&](unsigned l) { row[l] = truncate(load_value(at + l * stride, i.type), width); });
+  }
+  return true;
+}
+
 }  // namespace
 
 SharedTarget shared_target(Executor::Cta::State& s, Space space, std::uint64_t a) {
@@ -810,6 +836,10 @@ bool exec_memory(Ctx& c, const Instruction& i) {
       unsigned widths[kMaxElements] = {};
       for (unsigned k = 0; k < n && d.kind == Operand::Kind::Vector; ++k)
         if (d.regs[k] >= 0) rows[k] = c.reg(d.regs[k]), widths[k] = reg_bits(c, d.regs[k]);
+      if (d.kind == Operand::Kind::Vector &&
+          ((eb * n == 16 && load_vector_whole<16>(c, i, acc, rows, widths, n)) ||
+           (eb * n == 8 && load_vector_whole<8>(c, i, acc, rows, widths, n))))
+        return true;
       Lanes lanes;
       u64 origin;
       const std::uint8_t* block = vector_span(c, acc, eb * n, lanes, origin);

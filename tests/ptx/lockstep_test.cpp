@@ -328,6 +328,77 @@ TEST(WarpAccess, DivergedRowsAndBroadcastsTouchOnlyTheActiveLanes) {
   }
 }
 
+// Vector loads: a row of uint4 (lane t at a[4t]), a broadcast uint2 (a[2..3]),
+// a row of sign-extended short2 for the lanes t % 3 != 0 only (the others keep
+// their values), and the same uint4 row in the diverged lanes.
+constexpr const char* kVectorPatterns = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry vectors(.param .u64 a, .param .u64 s, .param .u64 out) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [s];
+  ld.param.u64 %rd3, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd4, %r1, 16;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.v4.u32 {%r2, %r3, %r4, %r5}, [%rd5];
+  ld.global.v2.u32 {%r6, %r7}, [%rd1+8];
+  rem.u32 %r19, %r1, 3;
+  setp.ne.u32 %p1, %r19, 0;
+  mul.wide.u32 %rd6, %r1, 4;
+  add.s64 %rd7, %rd2, %rd6;
+  mov.u32 %r8, 0x88888888;
+  mov.u32 %r9, 0x99999999;
+  @%p1 ld.global.v2.s16 {%r8, %r9}, [%rd7];
+  mov.u32 %r10, 0xaaaaaaaa;
+  mov.u32 %r11, 0xbbbbbbbb;
+  mov.u32 %r12, 0xcccccccc;
+  mov.u32 %r13, 0xdddddddd;
+  @%p1 ld.global.v4.u32 {%r10, %r11, %r12, %r13}, [%rd5];
+  mul.wide.u32 %rd8, %r1, 48;
+  add.s64 %rd9, %rd3, %rd8;
+  st.global.v4.u32 [%rd9], {%r2, %r3, %r4, %r5};
+  st.global.v4.u32 [%rd9+16], {%r6, %r7, %r8, %r9};
+  st.global.v4.u32 [%rd9+32], {%r10, %r11, %r12, %r13};
+  ret;
+}
+)";
+
+TEST(WarpAccess, VectorRowsAndBroadcastsEqualTheHostReference) {
+  Device d(Module::parse(kVectorPatterns, "vectors.ptx"));
+  constexpr int n = 64;
+  std::vector<std::uint32_t> a(4 * n);
+  std::vector<std::int16_t> s(2 * n);
+  for (int k = 0; k < 4 * n; ++k) a[k] = 7919u * k + 3;
+  for (int k = 0; k < 2 * n; ++k) s[k] = static_cast<std::int16_t>(-250 * k + 77);
+  const auto da = d.upload(a), ds = d.upload(s);
+  const auto out = d.alloc<std::uint32_t>(12 * n);
+  d.launch("vectors", {1, 1, 1}, {n, 1, 1}, da, ds, out);
+  const auto got = d.download<std::uint32_t>(out, 12 * n);
+  const auto sext = [](std::int16_t v) { return static_cast<std::uint32_t>(std::int32_t{v}); };
+  for (int t = 0; t < n; ++t) {
+    const bool active = t % 3 != 0;
+    const std::uint32_t want[12] = {a[4 * t],
+                                    a[4 * t + 1],
+                                    a[4 * t + 2],
+                                    a[4 * t + 3],
+                                    a[2],
+                                    a[3],
+                                    active ? sext(s[2 * t]) : 0x88888888u,
+                                    active ? sext(s[2 * t + 1]) : 0x99999999u,
+                                    active ? a[4 * t] : 0xaaaaaaaau,
+                                    active ? a[4 * t + 1] : 0xbbbbbbbbu,
+                                    active ? a[4 * t + 2] : 0xccccccccu,
+                                    active ? a[4 * t + 3] : 0xddddddddu};
+    for (int k = 0; k < 12; ++k)
+      EXPECT_EQ(got[t * 12 + k], want[k]) << "thread " << t << " word " << k;
+  }
+}
+
 // A row load from base + offset for threads 0-31: `rows` words allocated.
 constexpr const char* kRowLoad = R"(
 .version 8.0
