@@ -159,7 +159,7 @@ unsigned reg_bits(const Ctx& c, std::int32_t r) {
   return c.reg_width(r);
 }
 
-u64 load_value(const std::uint8_t* p, Type t) {
+inline __attribute__((always_inline)) u64 load_value(const std::uint8_t* p, Type t) {
   const unsigned n = type_bytes(t);
   u64 v = 0;
   switch (n) {  // fixed sizes: a variable-size copy into v stalls the load of v
@@ -763,6 +763,29 @@ bool async_copy_spans(Ctx& c, const Instruction& i, const Access& dst, const Acc
   return true;
 }
 
+// One element of a vector load for the active lanes, lane l's from at[l] + offset.
+template <unsigned B>
+void fill_element_of(u64* row, const std::uint8_t* const* at, std::uint32_t mask, unsigned offset,
+                     unsigned width, bool sign) {
+  each_lane(mask, [&](unsigned l) { row[l] = load_bytes<B>(at[l] + offset, width, sign); });
+}
+void fill_element(u64* row, const std::uint8_t* const* at, std::uint32_t mask, unsigned offset,
+                  unsigned eb, unsigned width, bool sign, Type type) {
+  switch (eb) {
+    case 1:
+      return fill_element_of<1>(row, at, mask, offset, width, sign);
+    case 2:
+      return fill_element_of<2>(row, at, mask, offset, width, sign);
+    case 4:
+      return fill_element_of<4>(row, at, mask, offset, width, sign);
+    case 8:
+      return fill_element_of<8>(row, at, mask, offset, width, sign);
+    default:
+      each_lane(mask,
+                [&](unsigned l) { row[l] = truncate(load_value(at[l] + offset, type), width); });
+  }
+}
+
 // A vector load ({a, b, ...}) of `Bytes` per lane whose active lanes read
 // one address or a row: one lookup, then each element's register row filled
 // lane after lane. False (nothing done) otherwise.
@@ -843,12 +866,14 @@ bool exec_memory(Ctx& c, const Instruction& i) {
       Lanes lanes;
       u64 origin;
       const std::uint8_t* block = vector_span(c, acc, eb * n, lanes, origin);
+      const std::uint8_t* at[32];
       each_lane(c.mask, [&](unsigned l) {
         const u64 a = lanes.a[l];
-        const std::uint8_t* p = block ? block + (a - origin) : acc.resolve(l, a, eb * n);
-        for (unsigned k = 0; k < n; ++k)
-          if (rows[k]) rows[k][l] = truncate(load_value(p + k * eb, i.type), widths[k]);
+        at[l] = block ? block + (a - origin) : acc.resolve(l, a, eb * n);
       });
+      const bool sign = is_signed(i.type);
+      for (unsigned k = 0; k < n; ++k)
+        if (rows[k]) fill_element(rows[k], at, c.mask, k * eb, eb, widths[k], sign, i.type);
       return true;
     }
     case Opcode::st: {
