@@ -801,14 +801,11 @@ bool load_vector_whole(Ctx& c, const Instruction& i, const Access& acc, u64* con
   record_span(c, acc, lanes.a, Bytes, space);
   const unsigned eb = Bytes / n;
   const u64 stride = pattern == WarpPattern::Row ? Bytes : 0;
-  for (unsigned k = 0; k < n; ++k) {
-    u64* row = rows[k];
-    if (!row) continue;
-    const unsigned width = widths[k];
-    const std::uint8_t* at = p + k * eb;
-    active_lanes(
-        c.mask, [&](unsigned l) { row[l] = truncate(load_value(at + l * stride, i.type), width); });
-  }
+  const std::uint8_t* at[32];
+  each_lane(c.mask, [&](unsigned l) { at[l] = p + l * stride; });
+  for (unsigned k = 0; k < n; ++k)
+    if (rows[k])
+      fill_element(rows[k], at, c.mask, k * eb, eb, widths[k], is_signed(i.type), i.type);
   return true;
 }
 
