@@ -197,6 +197,9 @@ void check_consistency(const ArchConfig& a, const Fields& f) {
   need(a.l2.partitions == 1 || a.l2.far_bytes_per_cycle >= a.l2.sector_bytes,
        "l2.far_bytes_per_cycle",
        "l2.far_bytes_per_cycle must be at least one sector (l2.sector) with two partitions");
+  need(a.l2.partitions == 1 || a.l2.mshrs >= 2, "l2.mshrs",
+       "l2.mshrs must be at least 2 with two partitions (a copy slice's fetches from the other "
+       "partition never take a slice's last entry)");
   need(a.l2.partitions == 1 || a.sm.gpcs % 2 == 0, "l2.partitions",
        "l2.partitions 2 needs an even sm.gpcs (each partition serves half the GPCs)");
   need(power_of_two(a.dram.interleave_bytes) && a.dram.interleave_bytes >= a.l1.line_bytes,

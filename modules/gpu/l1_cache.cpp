@@ -77,7 +77,7 @@ bool L1Cache::read(MemRequest& r, std::uint64_t t) {
   std::uint32_t fetch = 0;
   const MshrTable::Outcome o = mshrs_.track(&r, r.line, r.sectors, valid, &fetch);
   if (o == MshrTable::Outcome::Full) {
-    mshrs_.stalled.push_back(&r);  // counted when retried
+    mshrs_.stall(&r);  // counted when retried
     return false;
   }
   const std::uint32_t hits = static_cast<std::uint32_t>(__builtin_popcount(r.sectors & valid));
@@ -128,7 +128,7 @@ tlm::tlm_sync_enum L1Cache::nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tl
     done_.clear();
     mshrs_.arrive(d.line, d.sectors, done_);
     for (MemRequest* r : done_) respond(*r);
-    if (!mshrs_.stalled.empty() && !mshrs_.full()) events_.schedule(events_.now(), this, kRetry);
+    if (mshrs_.retry_due()) events_.schedule(events_.now(), this, kRetry);
   }
   pool_.put(&d);
   phase = tlm::END_RESP;
@@ -147,11 +147,8 @@ void L1Cache::on_event(std::uint32_t kind, void* data, std::uint64_t now) {
       respond(*static_cast<MemRequest*>(data));
       return;
     default:  // kRetry: reads that found the MSHRs full try again
-      while (!mshrs_.stalled.empty() && !mshrs_.full()) {
-        MemRequest* r = mshrs_.stalled.front();
-        mshrs_.stalled.pop_front();
+      while (MemRequest* r = mshrs_.take_retry())
         if (read(*r, now)) events_.schedule(now + hit_ps_, this, kRespond, r);
-      }
       return;
   }
 }

@@ -76,7 +76,7 @@ void L2Slice::access(MemRequest& r, std::uint64_t now) {
   if (r.access != Access::Write) {
     outcome = mshrs_.track(&r, r.line, r.sectors, valid, &fetch);
     if (outcome == MshrTable::Outcome::Full) {
-      mshrs_.stalled.push_back(&r);  // counted when retried
+      mshrs_.stall(&r);  // counted when retried
       return;
     }
   }
@@ -122,9 +122,10 @@ void L2Slice::access_copy(MemRequest& r, std::uint64_t now) {
   if (CacheHint{r.hint}.has(CacheHint::kRefetch)) tags_.invalidate(r.line, key, r.sectors);
   const std::uint32_t valid = tags_.lookup(r.line, key);
   std::uint32_t fetch = 0;
-  const MshrTable::Outcome outcome = mshrs_.track(&r, r.line, r.sectors, valid, &fetch);
+  const MshrTable::Outcome outcome =
+      mshrs_.track(&r, r.line, r.sectors, valid, &fetch, /*waits_on_peer=*/true);
   if (outcome == MshrTable::Outcome::Full) {
-    mshrs_.stalled.push_back(&r);
+    mshrs_.stall(&r, /*waits_on_peer=*/true);
     return;
   }
   const std::uint64_t start = book_port(r, now);
@@ -174,7 +175,7 @@ void L2Slice::from_home(MemRequest& r, std::uint64_t now) {
   done_.clear();
   mshrs_.arrive(r.line, r.sectors, done_);
   for (MemRequest* w : done_) events_.schedule(now, this, kRespond, w);
-  if (!mshrs_.stalled.empty() && !mshrs_.full()) events_.schedule(now, this, kRetry);
+  if (mshrs_.retry_due()) events_.schedule(now, this, kRetry);
   pool_.put(&r);
 }
 
@@ -209,7 +210,7 @@ tlm::tlm_sync_enum L2Slice::nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tl
       if (r->access == Access::Atomic) tags_.fill(r->line, key, r->sectors, true, retention(*r));
       events_.schedule(now, this, kRespond, r);
     }
-    if (!mshrs_.stalled.empty() && !mshrs_.full()) events_.schedule(now, this, kRetry);
+    if (mshrs_.retry_due()) events_.schedule(now, this, kRetry);
   }
   pool_.put(&d);
   phase = tlm::END_RESP;
@@ -234,11 +235,7 @@ void L2Slice::on_event(std::uint32_t kind, void* data, std::uint64_t now) {
       from_home(*static_cast<MemRequest*>(data), now);
       return;
     case kRetry:
-      while (!mshrs_.stalled.empty() && !mshrs_.full()) {
-        MemRequest* r = mshrs_.stalled.front();
-        mshrs_.stalled.pop_front();
-        access(*r, now);
-      }
+      while (MemRequest* r = mshrs_.take_retry()) access(*r, now);
       return;
     default:
       return;

@@ -22,6 +22,7 @@
 #include "gpu/address_map.h"
 #include "gpu_harness.h"
 #include "l2_run.h"
+#include "stream_run.h"
 
 namespace cnuas::gpu::testing {
 namespace {
@@ -126,6 +127,20 @@ TEST(GpuL2Partitions, OnePartitionProfilesKeepOne) {
   const AddressMap map(arch);
   for (std::uint32_t s = 0; s < arch.l2.slices; ++s)
     EXPECT_EQ(map.near_slice(s, arch.sm.count - 1), s);
+}
+
+// With few MSHRs per slice, both partitions' copy slices used to fill their
+// tables with reads waiting on the other partition, whose home slices then had
+// no entry for the fetches forwarded to them: every warp waited on memory for
+// ever (seen on H200 with 53-byte slice ports and 64 MiB triad arrays). Copy
+// entries never take a slice's last MSHR, so streaming finishes, and the
+// fetches from the far half still go through the copy slices.
+TEST(GpuL2Partitions, FarFetchesNeverDeadlockTheMshrs) {
+  ArchConfig arch = load_arch("h100-sxm");
+  arch.l2.mshrs = 2;
+  const StreamResult r = run_stream(arch, "triad", 2);
+  EXPECT_GT(r.bytes_per_s, 0.0);
+  EXPECT_GT(r.run.total.l2_misses, 0u);
 }
 
 TEST(GpuL2Bandwidth, H100L2ResidentReadWithinTenPercentOfThePublishedFigure) {

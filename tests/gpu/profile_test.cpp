@@ -192,6 +192,28 @@ TEST(GpuArchProfile, L2PartitionKeysAreCheckedWithTheFieldAndWhatIsAccepted) {
   EXPECT_EQ(load_arch("gtx-1080-ti").l2.partitions, 1u);
 }
 
+// Two partitions need two L2 MSHRs per slice: fetches from the other
+// partition never take a slice's last entry (the deadlock guard), so with one
+// entry they could never be made.
+TEST(GpuArchProfile, TwoPartitionsNeedTwoL2Mshrs) {
+  std::ifstream f(std::string(CNUAS_SOURCE_DIR) + "/profiles/gpu-arch/h100-sxm.yaml");
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::size_t at = text.find("  mshrs: 512", text.find("\nl2:"));
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 12, "  mshrs: 1  ");
+  try {
+    load_arch_text(text, "h100-one-mshr.yaml");
+    FAIL() << "one L2 MSHR per slice with two partitions was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("h100-one-mshr.yaml:74:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("l2.mshrs must be at least 2 with two partitions"),
+              std::string::npos)
+        << e.what();
+  }
+  text.replace(at, 12, "  mshrs: 2  ");
+  EXPECT_EQ(load_arch_text(text, "h100-two-mshrs.yaml").l2.mshrs, 2u);
+}
+
 TEST(GpuArchProfile, UnknownBuiltInNamesListTheBuiltIns) {
   try {
     load_arch("h100");
