@@ -9,10 +9,6 @@ namespace cnuas::gpu {
 
 namespace {
 
-double ratio(std::uint64_t a, std::uint64_t b) {
-  return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
-}
-
 std::uint64_t sum(const std::vector<std::uint64_t>& v) {
   std::uint64_t s = 0;
   for (std::uint64_t x : v) s += x;

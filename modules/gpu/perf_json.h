@@ -12,6 +12,11 @@
 
 namespace cnuas::gpu {
 
+// a / b, or 0 when nothing was counted (b == 0).
+inline double ratio(std::uint64_t a, std::uint64_t b) {
+  return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
+}
+
 // Derived figures of one counter set over `cycles` SM cycles, which took `ps` picoseconds (0:
 // `cycles` at sm.clock).
 nlohmann::json summary_json(const Counters& c, const ArchConfig& arch, std::uint64_t cycles,

@@ -20,10 +20,6 @@ namespace cnuas::gpu {
 
 namespace {
 
-double ratio(std::uint64_t a, std::uint64_t b) {
-  return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
-}
-
 // Cycles in window w of a run (the last window may be short).
 std::uint64_t window_cycles(const KernelRun& r, std::size_t w) {
   const std::uint64_t start = w * r.sample_cycles;

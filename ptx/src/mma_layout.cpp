@@ -3,15 +3,6 @@
 namespace cnuas::ptx {
 namespace {
 
-bool half(Type t) {
-  return t == Type::F16 || t == Type::BF16;
-}
-bool byte_int(Type t) {
-  return t == Type::S8 || t == Type::U8;
-}
-bool fp8(Type t) {
-  return t == Type::E4M3 || t == Type::E5M2;
-}
 bool nibble(Type t) {
   return t == Type::S4 || t == Type::U4;
 }
@@ -38,10 +29,10 @@ struct Shapes {
 };
 
 Shapes shapes_of(Type a) {
-  if (half(a)) return {{8, 16}, {16, 32}, 0};
+  if (mma_half(a)) return {{8, 16}, {16, 32}, 0};
   if (a == Type::TF32) return {{4, 8}, {8, 16}, 0};
-  if (byte_int(a)) return {{16, 32}, {32, 64}, 16};
-  if (fp8(a)) return {{16, 32}, {64, 0}, 0};
+  if (mma_byte_int(a)) return {{16, 32}, {32, 64}, 16};
+  if (mma_fp8(a)) return {{16, 32}, {64, 0}, 0};
   if (nibble(a)) return {{32, 64}, {64, 128}, 32};
   if (a == Type::B1) return {{128, 256}, {0, 0}, 128};
   if (a == Type::F64) return {{0, 0}, {0, 0}, 4};
@@ -57,10 +48,10 @@ std::string mma_form_problem(const MatrixOp& mx) {
       "b1 with .and.popc or .xor.popc, m8n8k4 f64; sparse .sp: m16n8k16/k32 f16/bf16, "
       "m16n8k8/k16 tf32, m16n8k32/k64 s8/u8, m16n8k64/k128 s4/u4, m16n8k64 e4m3/e5m2)";
   const Type a = mx.a, b = mx.b;
-  const bool types_ok = half(a)           ? b == a
+  const bool types_ok = mma_half(a)       ? b == a
                         : a == Type::TF32 ? b == a
-                        : byte_int(a)     ? byte_int(b)
-                        : fp8(a)          ? fp8(b)
+                        : mma_byte_int(a) ? mma_byte_int(b)
+                        : mma_fp8(a)      ? mma_fp8(b)
                         : nibble(a)       ? nibble(b)
                         : a == Type::B1   ? b == a
                         : a == Type::F64  ? b == a
@@ -69,10 +60,10 @@ std::string mma_form_problem(const MatrixOp& mx) {
   bool acc_ok;
   if (a == Type::F16)
     acc_ok = f16_or_f32(mx.c) && f16_or_f32(mx.d);
-  else if (fp8(a))
+  else if (mma_fp8(a))
     acc_ok =
         mx.sparse ? mx.c == Type::F32 && mx.d == Type::F32 : f16_or_f32(mx.c) && f16_or_f32(mx.d);
-  else if (byte_int(a) || nibble(a) || a == Type::B1)
+  else if (mma_byte_int(a) || nibble(a) || a == Type::B1)
     acc_ok = mx.c == Type::S32 && mx.d == Type::S32;
   else if (a == Type::F64)
     acc_ok = mx.c == Type::F64 && mx.d == Type::F64;

@@ -11,6 +11,17 @@
 
 namespace cnuas::ptx {
 
+// The input type families the mma.sync and wgmma forms are defined by.
+inline bool mma_half(Type t) {
+  return t == Type::F16 || t == Type::BF16;
+}
+inline bool mma_fp8(Type t) {
+  return t == Type::E4M3 || t == Type::E5M2;
+}
+inline bool mma_byte_int(Type t) {
+  return t == Type::S8 || t == Type::U8;
+}
+
 struct MmaCoord {
   unsigned row, col;
 };

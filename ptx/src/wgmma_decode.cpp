@@ -7,21 +7,11 @@
 namespace cnuas::ptx {
 namespace {
 
-bool half(Type t) {
-  return t == Type::F16 || t == Type::BF16;
-}
-bool fp8(Type t) {
-  return t == Type::E4M3 || t == Type::E5M2;
-}
-bool byte(Type t) {
-  return t == Type::S8 || t == Type::U8;
-}
-
 // The K of a dense wgmma for input type t (ISA 9.0: 16-bit k16, tf32 k8, 8-bit k32).
 unsigned dense_k(Type t) {
-  if (half(t)) return 16;
+  if (mma_half(t)) return 16;
   if (t == Type::TF32) return 8;
-  if (fp8(t) || byte(t)) return 32;
+  if (mma_fp8(t) || mma_byte_int(t)) return 32;
   return 0;
 }
 
@@ -32,27 +22,28 @@ std::string form_problem(const MatrixOp& mx) {
                            std::string(type_name(mx.a)) + "." + std::string(type_name(mx.b));
   const unsigned k = dense_k(mx.a);
   if (k == 0) return name + " (input types: f16, bf16, tf32, e4m3, e5m2, s8, u8)";
-  const bool types_ok = half(mx.a)           ? mx.b == mx.a
+  const bool types_ok = mma_half(mx.a)       ? mx.b == mx.a
                         : mx.a == Type::TF32 ? mx.b == Type::TF32
-                        : fp8(mx.a)          ? fp8(mx.b)
-                                             : byte(mx.b);
+                        : mma_fp8(mx.a)      ? mma_fp8(mx.b)
+                                             : mma_byte_int(mx.b);
   if (!types_ok) return name + " (A and B: both f16, both bf16, both tf32, fp8 or 8-bit integer)";
-  const bool d_ok = mx.a == Type::F16 || fp8(mx.a) ? mx.d == Type::F16 || mx.d == Type::F32
-                    : byte(mx.a)                   ? mx.d == Type::S32
-                                                   : mx.d == Type::F32;
+  const bool d_ok = mx.a == Type::F16 || mma_fp8(mx.a) ? mx.d == Type::F16 || mx.d == Type::F32
+                    : mma_byte_int(mx.a)               ? mx.d == Type::S32
+                                                       : mx.d == Type::F32;
   if (!d_ok)
     return name +
            " (accumulator: f32 or f16 for f16 and fp8, f32 for bf16 and tf32, s32 for s8/u8)";
   if (mx.m != 64 || mx.k != k * (mx.sparse ? 2 : 1))
     return name + " (shape m64nNk" + std::to_string(k * (mx.sparse ? 2 : 1)) + " for ." +
            std::string(type_name(mx.a)) + ")";
-  const bool n_ok = byte(mx.a) ? (mx.n >= 8 && mx.n <= 32 && mx.n % 8 == 0) ||
-                                     (mx.n > 32 && mx.n <= 256 && mx.n % 16 == 0)
-                               : mx.n >= 8 && mx.n <= 256 && mx.n % 8 == 0;
+  const bool n_ok = mma_byte_int(mx.a) ? (mx.n >= 8 && mx.n <= 32 && mx.n % 8 == 0) ||
+                                             (mx.n > 32 && mx.n <= 256 && mx.n % 16 == 0)
+                                       : mx.n >= 8 && mx.n <= 256 && mx.n % 8 == 0;
   if (!n_ok)
-    return name + (byte(mx.a) ? " (N: 8, 16, 24, 32, then 48 to 256 in steps of 16)"
-                              : " (N: 8 to 256 in steps of 8)");
-  if (mx.satfinite && !byte(mx.a)) return name + " with .satfinite (only the integer forms)";
+    return name + (mma_byte_int(mx.a) ? " (N: 8, 16, 24, 32, then 48 to 256 in steps of 16)"
+                                      : " (N: 8 to 256 in steps of 8)");
+  if (mx.satfinite && !mma_byte_int(mx.a))
+    return name + " with .satfinite (only the integer forms)";
   return {};
 }
 
@@ -125,7 +116,7 @@ std::string place_wgmma_operands(Instruction& inst, std::vector<Operand>& list, 
   const bool a_registers = list.size() > 1 && list[1].kind == Operand::Kind::Vector;
   // Immediates after scale-d: none for integers; imm-scale-a/b for tf32 and fp8; and
   // imm-trans-b (plus imm-trans-a when A is in shared memory) for f16/bf16.
-  const std::size_t imms = byte(mx.a) ? 0 : !half(mx.a) ? 2 : a_registers ? 3 : 4;
+  const std::size_t imms = mma_byte_int(mx.a) ? 0 : !mma_half(mx.a) ? 2 : a_registers ? 3 : 4;
   if (list.size() != fixed + imms) {
     bad = list.size() > fixed + imms ? fixed + imms : list.size() - 1;
     return "wgmma.mma_async." + std::string(type_name(mx.d)) + "." + std::string(type_name(mx.a)) +

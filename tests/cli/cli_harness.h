@@ -3,6 +3,7 @@
 
 #include <sys/wait.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -12,6 +13,9 @@
 #include "test_files.h"
 
 namespace cnuas::testing_support {
+
+// One microsecond in the traces' unit (picoseconds).
+inline constexpr std::uint64_t us = 1'000'000;
 
 struct CommandResult {
   int exit_code;

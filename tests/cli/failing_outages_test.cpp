@@ -22,7 +22,7 @@ struct OutageRun {
   std::vector<json> failures;                                            // operation_failed
 };
 
-OutageRun run(const std::string& name, const std::string& platform) {
+OutageRun run_outage_platform(const std::string& name, const std::string& platform) {
   const std::string trace = scratch_dir() + "/" + name + ".jsonl",
                     stats = scratch_dir() + "/" + name + ".json";
   CommandResult r = run_cnuas("run " + write_file(name + ".yaml", platform) + " --trace " + trace +
@@ -38,7 +38,6 @@ OutageRun run(const std::string& name, const std::string& platform) {
   return out;
 }
 
-constexpr std::uint64_t us = 1'000'000;
 using Span = std::pair<std::uint64_t, std::uint64_t>;
 
 }  // namespace
@@ -49,22 +48,22 @@ using Span = std::pair<std::uint64_t, std::uint64_t>;
 // 2 us inside the outage, fails at once and holds nothing. e waits for c: it
 // is cancelled, and f after e too. h, at 5 us, finds the link up again: [5, 6).
 TEST(FailingOutages, OperationsFailWhereTheElementIsDown) {
-  const OutageRun r =
-      run("fail_on_outage",
-          "platform: o\nelements:\n"
-          "  - {name: link, type: cnuas.pipe, set: {bandwidth: 1 GB/s, on_outage: fail}}\n"
-          "  - {name: other, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
-          "  - {name: third, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
-          "connections: [other -> third]\n"
-          "workload:\n  operations:\n"
-          "    - {name: a, path: [link], dims: {bytes: 1000}}\n"
-          "    - {name: b, path: [link], dims: {bytes: 1000}, start: 2 us}\n"
-          "    - {name: c, path: [link], dims: {bytes: 1000}, start: 1200 ns}\n"
-          "    - {name: e, path: [other], dims: {bytes: 1000}, after: [c]}\n"
-          "    - {name: f, path: [other], dims: {bytes: 1000}, after: [e]}\n"
-          "    - {name: h, path: [link], dims: {bytes: 1000}, start: 5 us}\n"
-          "    - {name: cut, event: element_down, target: link, start: 1500 ns}\n"
-          "    - {name: fix, event: element_up, target: link, start: 4 us}\n");
+  const OutageRun r = run_outage_platform(
+      "fail_on_outage",
+      "platform: o\nelements:\n"
+      "  - {name: link, type: cnuas.pipe, set: {bandwidth: 1 GB/s, on_outage: fail}}\n"
+      "  - {name: other, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
+      "  - {name: third, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
+      "connections: [other -> third]\n"
+      "workload:\n  operations:\n"
+      "    - {name: a, path: [link], dims: {bytes: 1000}}\n"
+      "    - {name: b, path: [link], dims: {bytes: 1000}, start: 2 us}\n"
+      "    - {name: c, path: [link], dims: {bytes: 1000}, start: 1200 ns}\n"
+      "    - {name: e, path: [other], dims: {bytes: 1000}, after: [c]}\n"
+      "    - {name: f, path: [other], dims: {bytes: 1000}, after: [e]}\n"
+      "    - {name: h, path: [link], dims: {bytes: 1000}, start: 5 us}\n"
+      "    - {name: cut, event: element_down, target: link, start: 1500 ns}\n"
+      "    - {name: fix, event: element_up, target: link, start: 4 us}\n");
   EXPECT_EQ(r.holds.at("a"), Span(0, 1 * us));
   EXPECT_EQ(r.holds.at("c"), Span(1'200'000, 1'500'000));
   EXPECT_EQ(r.holds.count("b"), 0u);
@@ -98,16 +97,16 @@ TEST(FailingOutages, OperationsFailWhereTheElementIsDown) {
 // A failure on a later element of the route: g crosses `other` [0, 1) us,
 // then `link`, which goes down at 1.5 us while g holds it [1, 1.5).
 TEST(FailingOutages, AnOperationFailsAtTheElementOnItsRouteThatIsDown) {
-  const OutageRun r =
-      run("fail_on_route",
-          "platform: o\nelements:\n"
-          "  - {name: other, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
-          "  - {name: link, type: cnuas.pipe, set: {bandwidth: 1 GB/s, on_outage: fail}}\n"
-          "connections: [other -> link]\n"
-          "workload:\n  operations:\n"
-          "    - {name: g, path: [other, link], dims: {bytes: 1000}}\n"
-          "    - {name: cut, event: element_down, target: link, start: 1500 ns}\n"
-          "    - {name: fix, event: element_up, target: link, start: 4 us}\n");
+  const OutageRun r = run_outage_platform(
+      "fail_on_route",
+      "platform: o\nelements:\n"
+      "  - {name: other, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
+      "  - {name: link, type: cnuas.pipe, set: {bandwidth: 1 GB/s, on_outage: fail}}\n"
+      "connections: [other -> link]\n"
+      "workload:\n  operations:\n"
+      "    - {name: g, path: [other, link], dims: {bytes: 1000}}\n"
+      "    - {name: cut, event: element_down, target: link, start: 1500 ns}\n"
+      "    - {name: fix, event: element_up, target: link, start: 4 us}\n");
   EXPECT_EQ(r.holds.at("g"), Span(0, 1'500'000));
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_EQ(r.failures[0]["component"], "o.link");
@@ -140,7 +139,7 @@ std::string modbus_platform(const std::string& down_until) {
 // the bus [600, 3600). p3 at 1 ms queues for the bus until 3600 us, finds the
 // shelf up: bus [3600, 3820), shelf [3820, 3920) us.
 TEST(FailingOutages, ModbusRequestsTimeOutAndFailAfterTheirRetries) {
-  const OutageRun r = run("modbus_fails", modbus_platform("2700 us"));
+  const OutageRun r = run_outage_platform("modbus_fails", modbus_platform("2700 us"));
   EXPECT_EQ(r.holds.at("p1"), Span(0, 320 * us));
   EXPECT_EQ(r.holds.at("p2"), Span(600 * us, 3600 * us));
   EXPECT_EQ(r.holds.at("p3"), Span(3600 * us, 3920 * us));
@@ -159,7 +158,7 @@ TEST(FailingOutages, ModbusRequestsTimeOutAndFailAfterTheirRetries) {
 // bus [600, 2820) us (two timeouts, then 220 us), shelf [2820, 2920); p3
 // then bus [2820, 3040), shelf [3040, 3140) us.
 TEST(FailingOutages, ARetriedRequestIsServedOnceTheDeviceAnswers) {
-  const OutageRun r = run("modbus_retries", modbus_platform("1700 us"));
+  const OutageRun r = run_outage_platform("modbus_retries", modbus_platform("1700 us"));
   EXPECT_EQ(r.holds.at("p2"), Span(600 * us, 2920 * us));
   EXPECT_EQ(r.holds.at("p3"), Span(2820 * us, 3140 * us));
   EXPECT_TRUE(r.failures.empty());
@@ -173,21 +172,21 @@ TEST(FailingOutages, ARetriedRequestIsServedOnceTheDeviceAnswers) {
 // 81 us) fails at 100 us, and the collective fails: what depended on it
 // never runs, and `after` waits for the whole collective, so it is cancelled.
 TEST(FailingOutages, ACollectiveThatLosesAParticipantFails) {
-  const OutageRun r =
-      run("collective_fails",
-          "platform: ring4\nelements:\n"
-          "  - {name: gpu, type: cnuas.fixed_delay, count: 4, set: {delay: 0 ns}}\n"
-          "  - {name: hop, type: cnuas.pipe, count: 4, set: {bandwidth: 100 Gbit/s, "
-          "latency: 1 us, on_outage: fail}}\n"
-          "connections:\n  - gpu[*] -> hop[*]\n"
-          "  - hop[0] -> gpu[1]\n  - hop[1] -> gpu[2]\n  - hop[2] -> gpu[3]\n"
-          "  - hop[3] -> gpu[0]\n"
-          "workload:\n  operations:\n"
-          "    - {name: ar, collective: ring_allreduce, participants: \"gpu[*]\", "
-          "dims: {bytes: 4000000}}\n"
-          "    - {name: after_ar, path: [\"gpu[0]\"], dims: {bytes: 1}, after: [ar]}\n"
-          "    - {name: cut, event: element_down, target: \"hop[2]\", start: 100 us}\n"
-          "    - {name: fix, event: element_up, target: \"hop[2]\", start: 1 ms}\n");
+  const OutageRun r = run_outage_platform(
+      "collective_fails",
+      "platform: ring4\nelements:\n"
+      "  - {name: gpu, type: cnuas.fixed_delay, count: 4, set: {delay: 0 ns}}\n"
+      "  - {name: hop, type: cnuas.pipe, count: 4, set: {bandwidth: 100 Gbit/s, "
+      "latency: 1 us, on_outage: fail}}\n"
+      "connections:\n  - gpu[*] -> hop[*]\n"
+      "  - hop[0] -> gpu[1]\n  - hop[1] -> gpu[2]\n  - hop[2] -> gpu[3]\n"
+      "  - hop[3] -> gpu[0]\n"
+      "workload:\n  operations:\n"
+      "    - {name: ar, collective: ring_allreduce, participants: \"gpu[*]\", "
+      "dims: {bytes: 4000000}}\n"
+      "    - {name: after_ar, path: [\"gpu[0]\"], dims: {bytes: 1}, after: [ar]}\n"
+      "    - {name: cut, event: element_down, target: \"hop[2]\", start: 100 us}\n"
+      "    - {name: fix, event: element_up, target: \"hop[2]\", start: 1 ms}\n");
   ASSERT_FALSE(r.failures.empty());
   EXPECT_EQ(r.failures[0]["t_ps"], 100 * us);
   EXPECT_EQ(r.failures[0]["component"], "ring4.hop[2]");
@@ -220,8 +219,8 @@ TEST(FailingOutages, AFailedSwitchPortStopsOnlyItsOwnTraffic) {
       "workload:\n  operations:\n"
       "    - {name: t1, path: [a, sw, x], dims: {bytes: 1000}}\n"
       "    - {name: t2, path: [b, sw, y], dims: {bytes: 1000}}\n";
-  const OutageRun healthy = run("port_healthy", platform);
-  const OutageRun failed = run(
+  const OutageRun healthy = run_outage_platform("port_healthy", platform);
+  const OutageRun failed = run_outage_platform(
       "port_down", platform +
                        "    - {name: cut, event: element_down, target: sw, port: y, start: 0 ns}\n"
                        "    - {name: fix, event: element_up, target: sw, port: y, start: 5 us}\n");
@@ -247,7 +246,7 @@ TEST(FailingOutages, AFailedSwitchPortStopsOnlyItsOwnTraffic) {
   // it fails at 1 us, holding nothing; t1 is untouched.
   std::string failing = platform;
   failing.replace(failing.find("ports: 3,"), 9, "ports: 3, on_outage: fail,");
-  const OutageRun lost = run(
+  const OutageRun lost = run_outage_platform(
       "port_fails", failing +
                         "    - {name: cut, event: element_down, target: sw, port: y, start: 0 ns}\n"
                         "    - {name: fix, event: element_up, target: sw, port: y, start: 5 us}\n");

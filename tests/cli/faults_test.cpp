@@ -25,7 +25,7 @@ struct FaultRun {
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> op_times;  // start, end
 };
 
-FaultRun run(const std::string& name, const std::string& operations) {
+FaultRun run_fault_operations(const std::string& name, const std::string& operations) {
   const std::string platform = write_file(name + ".yaml", kLink + operations);
   const std::string trace = scratch_dir() + "/" + name + ".jsonl",
                     stats = scratch_dir() + "/" + name + ".json";
@@ -36,8 +36,6 @@ FaultRun run(const std::string& name, const std::string& operations) {
   return out;
 }
 
-constexpr std::uint64_t us = 1'000'000;
-
 }  // namespace
 
 // The link is down over [1.5, 4) us. a (0..1 us) ends before. c, ready at
@@ -45,13 +43,14 @@ constexpr std::uint64_t us = 1'000'000;
 // for 4 us and holds [4, 5). b, ready at 2 us inside the outage, queues behind
 // c: [5, 6). `other` never fails: d there runs at once.
 TEST(Faults, StagesWaitForTheElementToComeBackUp) {
-  const FaultRun r = run("down_up",
-                         "    - {name: a, path: [link], dims: {bytes: 1000}}\n"
-                         "    - {name: b, path: [link], dims: {bytes: 1000}, start: 2 us}\n"
-                         "    - {name: c, path: [link], dims: {bytes: 1000}, start: 1200 ns}\n"
-                         "    - {name: d, path: [other], dims: {bytes: 1000}, start: 2 us}\n"
-                         "    - {name: cut, event: element_down, target: link, start: 1500 ns}\n"
-                         "    - {name: fix, event: element_up, target: link, start: 4 us}\n");
+  const FaultRun r =
+      run_fault_operations("down_up",
+                           "    - {name: a, path: [link], dims: {bytes: 1000}}\n"
+                           "    - {name: b, path: [link], dims: {bytes: 1000}, start: 2 us}\n"
+                           "    - {name: c, path: [link], dims: {bytes: 1000}, start: 1200 ns}\n"
+                           "    - {name: d, path: [other], dims: {bytes: 1000}, start: 2 us}\n"
+                           "    - {name: cut, event: element_down, target: link, start: 1500 ns}\n"
+                           "    - {name: fix, event: element_up, target: link, start: 4 us}\n");
   using Times = std::pair<std::uint64_t, std::uint64_t>;
   EXPECT_EQ(r.op_times.at("a"), Times(0, 1 * us));
   EXPECT_EQ(r.op_times.at("c"), Times(4 * us, 5 * us));
@@ -78,10 +77,11 @@ TEST(Faults, StagesWaitForTheElementToComeBackUp) {
 // [7,8) us. Four 1 us transfers back to back from 0: [0,1), then the next
 // would start at 1 (down) -> [2,3), [3,4), then [4,5) is down -> [5,6).
 TEST(Faults, FlappingElementsServeBetweenTheirOutages) {
-  const FaultRun r = run("flap",
-                         "    - {name: x, path: [link], dims: {bytes: 1000}, repeat: 4}\n"
-                         "    - {name: flaky, event: element_flap, target: link, start: 1 us, "
-                         "down_for: 1 us, period: 3 us, count: 3}\n");
+  const FaultRun r =
+      run_fault_operations("flap",
+                           "    - {name: x, path: [link], dims: {bytes: 1000}, repeat: 4}\n"
+                           "    - {name: flaky, event: element_flap, target: link, start: 1 us, "
+                           "down_for: 1 us, period: 3 us, count: 3}\n");
   using Times = std::pair<std::uint64_t, std::uint64_t>;
   EXPECT_EQ(r.op_times.at("x#0"), Times(0, 1 * us));
   EXPECT_EQ(r.op_times.at("x#1"), Times(2 * us, 3 * us));
@@ -101,15 +101,15 @@ TEST(Faults, FlappingElementsServeBetweenTheirOutages) {
 // on `other` from 0): 1 us done by 1 us, 0.5 us more over [1, 3), the last
 // 0.5 us over [3, 3.5).
 TEST(Faults, SlowedElementsTakeLongerInTheirSpan) {
-  const FaultRun r =
-      run("degrade",
-          "    - {name: x, path: [link], dims: {bytes: 1000}}\n"
-          "    - {name: y, path: [link], dims: {bytes: 1000}, start: 1500 ns}\n"
-          "    - {name: z, path: [other], dims: {bytes: 2000}}\n"
-          "    - {name: half, event: element_degrade, target: link, start: 500 ns, duration: 1 us, "
-          "rate: 50 %}\n"
-          "    - {name: hot, event: element_degrade, target: other, start: 1 us, duration: 2 us, "
-          "rate: 25 %}\n");
+  const FaultRun r = run_fault_operations(
+      "degrade",
+      "    - {name: x, path: [link], dims: {bytes: 1000}}\n"
+      "    - {name: y, path: [link], dims: {bytes: 1000}, start: 1500 ns}\n"
+      "    - {name: z, path: [other], dims: {bytes: 2000}}\n"
+      "    - {name: half, event: element_degrade, target: link, start: 500 ns, duration: 1 us, "
+      "rate: 50 %}\n"
+      "    - {name: hot, event: element_degrade, target: other, start: 1 us, duration: 2 us, "
+      "rate: 25 %}\n");
   using Times = std::pair<std::uint64_t, std::uint64_t>;
   EXPECT_EQ(r.op_times.at("x"), Times(0, 1'500'000));
   EXPECT_EQ(r.op_times.at("y"), Times(1'500'000, 2'500'000));

@@ -11,6 +11,7 @@
 namespace cnuas::testing_support {
 
 __extension__ using Wide = unsigned __int128;
+inline constexpr Wide kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
 
 // A non-negative exact fraction, enough for sums and maxima of service terms.
 struct Exact {

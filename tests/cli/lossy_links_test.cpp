@@ -18,8 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::uint64_t us = 1'000'000;
-
 // NIC a -> link wire -> NIC b, all at 1 GB/s: a 1000 B packet holds a's wire
 // 1 us. b's latency (1.25 us) makes the round trip a derives 2.5 us (twice
 // a's latency 0 + the link's propagation 0 + b's latency). x sends 10 packets.

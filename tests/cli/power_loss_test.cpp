@@ -46,7 +46,7 @@ struct PowerRun {
   std::vector<std::pair<std::string, std::uint64_t>> shelf_events;
 };
 
-PowerRun run(const std::string& name, const std::string& platform) {
+PowerRun run_power_platform(const std::string& name, const std::string& platform) {
   const std::string trace = scratch_dir() + "/" + name + ".jsonl",
                     stats = scratch_dir() + "/" + name + ".json";
   CommandResult r = run_cnuas("run " + write_file(name + ".yaml", platform) + " --trace " + trace +
@@ -70,7 +70,7 @@ using Spans = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
 // work and runs again whole [20, 30) ms; c (ready at 10 ms) follows [30, 31).
 // `other` has no rack: d runs [0, 10) ms.
 TEST(PowerLoss, TheRacksElementsStopUntilPowerReturns) {
-  const PowerRun r = run("loss_wait", rack("3 J", "wait"));
+  const PowerRun r = run_power_platform("loss_wait", rack("3 J", "wait"));
   EXPECT_EQ(r.holds.at("a"), (Spans{{0, 5 * ms}, {20 * ms, 30 * ms}}));
   EXPECT_EQ(r.holds.at("c"), (Spans{{30 * ms, 31 * ms}}));
   EXPECT_EQ(r.holds.at("d"), (Spans{{0, 10 * ms}}));
@@ -103,7 +103,7 @@ TEST(PowerLoss, TheRacksElementsStopUntilPowerReturns) {
 // 3 ms, to 20 ms. With on_outage: fail, a fails when the power goes, c
 // (ready at 10 ms, no power) fails at once.
 TEST(PowerLoss, OperationsFailWhenTheirElementsPowerFails) {
-  const PowerRun r = run("loss_fail", rack("0 J", "fail"));
+  const PowerRun r = run_power_platform("loss_fail", rack("0 J", "fail"));
   EXPECT_EQ(r.holds.at("a"), (Spans{{0, 3 * ms}}));
   EXPECT_EQ(r.holds.count("c"), 0u);
   EXPECT_EQ(r.stats["operations"]["a"]["outcome"], "failed");
@@ -116,7 +116,7 @@ TEST(PowerLoss, OperationsFailWhenTheirElementsPowerFails) {
 
 // A battery that outlasts the outage (1 kJ: 1500 W for 0.67 s) stops nothing.
 TEST(PowerLoss, ABatteryThatLastsStopsNothing) {
-  const PowerRun r = run("loss_none", rack("1 kJ", "wait"));
+  const PowerRun r = run_power_platform("loss_none", rack("1 kJ", "wait"));
   EXPECT_EQ(r.holds.at("a"), (Spans{{0, 10 * ms}}));
   EXPECT_FALSE(r.stats["elements"]["p.gpu"].contains("power_cuts"));
 }

@@ -16,8 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr Wide kGiB = Wide{1} << 30;
-
 struct Outputs {
   json stats;
   TraceFacts trace;

@@ -68,7 +68,6 @@ double joules(Wide uw_ps) {
 }
 
 constexpr std::uint64_t kUs = 1'000'000, kMs = 1'000'000'000;
-constexpr Wide kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
 
 // The busy time of lane `lane` of an element's stats.
 std::uint64_t lane(const json& element, std::size_t index) {

@@ -131,7 +131,7 @@ std::uint64_t hot_hits_after_cold(const std::string& hot_q, const std::string& c
   return read("again", hot, kHot).total.l2_hits;
 }
 
-constexpr std::uint64_t kHotSectors = kHot / 32;
+constexpr std::uint64_t kHotLineSectors = kHot / 32;
 
 TEST(GpuCacheHints, PlainColdLinesEvictTheHotOnes) {
   EXPECT_EQ(hot_hits_after_cold("", ""), 0u);
@@ -140,9 +140,9 @@ TEST(GpuCacheHints, PlainColdLinesEvictTheHotOnes) {
 TEST(GpuCacheHints, EvictFirstLinesAreEvictedBeforeNormalOnes) {
   // The cold lines enter at the LRU end and displace one another, never the 4 hot lines of a
   // set (12 ways are left for them).
-  EXPECT_EQ(hot_hits_after_cold("", ".L2::evict_first"), kHotSectors);
-  EXPECT_EQ(hot_hits_after_cold("", ".cs"), kHotSectors);
-  EXPECT_EQ(hot_hits_after_cold("", ".lu"), kHotSectors);
+  EXPECT_EQ(hot_hits_after_cold("", ".L2::evict_first"), kHotLineSectors);
+  EXPECT_EQ(hot_hits_after_cold("", ".cs"), kHotLineSectors);
+  EXPECT_EQ(hot_hits_after_cold("", ".lu"), kHotLineSectors);
 }
 
 TEST(GpuCacheHints, EvictLastLinesStayWithinTheSetAside) {
@@ -150,7 +150,7 @@ TEST(GpuCacheHints, EvictLastLinesStayWithinTheSetAside) {
   // the hot buffer's 4 lines); without a set-aside they are normal lines.
   L2AccessPolicy set_aside;
   set_aside.set_aside_bytes = kHot;
-  EXPECT_EQ(hot_hits_after_cold(".L2::evict_last", "", set_aside), kHotSectors);
+  EXPECT_EQ(hot_hits_after_cold(".L2::evict_last", "", set_aside), kHotLineSectors);
   EXPECT_EQ(hot_hits_after_cold(".L2::evict_last", ""), 0u);
 }
 

@@ -10,12 +10,8 @@
 namespace cnuas::gpu::testing {
 namespace {
 
-const ArchConfig& arch() {
-  static const ArchConfig a = unit_arch();
-  return a;
-}
 const PipeTiming& pipe(Unit u) {
-  return arch().sm.pipes[static_cast<std::size_t>(u)];
+  return loaded_unit_arch().sm.pipes[static_cast<std::size_t>(u)];
 }
 
 std::string regs(const std::string& prefix, int first, int count) {

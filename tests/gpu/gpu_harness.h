@@ -20,6 +20,11 @@ namespace cnuas::gpu::testing {
 inline ArchConfig unit_arch() {
   return load_arch_file(std::string(CNUAS_GPU_TEST_DIR) + "/unit-arch.yaml");
 }
+// The unit profile, loaded once per test program.
+inline const ArchConfig& loaded_unit_arch() {
+  static const ArchConfig a = unit_arch();
+  return a;
+}
 
 class PerfDevice {
  public:

@@ -39,17 +39,14 @@ double chase_slope(std::uint64_t nodes, std::uint64_t stride, int k1, int k2) {
 }
 
 // Latencies of the unit profile, composed along the model's path.
-const ArchConfig& arch() {
-  static const ArchConfig a = unit_arch();
-  return a;
-}
 std::uint64_t flits(std::uint64_t bytes) {
-  return (bytes + arch().noc.flit_bytes - 1) / arch().noc.flit_bytes;
+  return (bytes + loaded_unit_arch().noc.flit_bytes - 1) / loaded_unit_arch().noc.flit_bytes;
 }
 // SM -> L1 miss -> NoC -> L2 -> NoC -> L1 -> SM, for one 32-byte sector (cycles at 1 GHz).
 std::uint64_t l2_hit_cycles() {
-  return arch().l1.hit_latency + flits(arch().noc.request_header_bytes) + arch().noc.latency +
-         arch().l2.hit_latency + flits(arch().l1.sector_bytes) + arch().noc.latency;
+  return loaded_unit_arch().l1.hit_latency + flits(loaded_unit_arch().noc.request_header_bytes) +
+         loaded_unit_arch().noc.latency + loaded_unit_arch().l2.hit_latency +
+         flits(loaded_unit_arch().l1.sector_bytes) + loaded_unit_arch().noc.latency;
 }
 std::uint64_t ns(std::uint64_t ps) {
   return ps / 1000;
@@ -60,7 +57,7 @@ std::uint64_t burst_cycles() {
 
 TEST(GpuMicrobench, PointerChaseInL1GivesTheL1HitLatency) {
   // 8 nodes in 8 lines: after the first lap every load hits.
-  EXPECT_DOUBLE_EQ(chase_slope(8, 128, 32, 96), arch().l1.hit_latency);
+  EXPECT_DOUBLE_EQ(chase_slope(8, 128, 32, 96), loaded_unit_arch().l1.hit_latency);
 }
 
 TEST(GpuMicrobench, PointerChaseBeyondL1GivesTheL2HitLatency) {
@@ -72,20 +69,22 @@ TEST(GpuMicrobench, PointerChaseBeyondL1GivesTheL2HitLatency) {
 
 TEST(GpuMicrobench, ColdChaseWithinOneRowPaysCasLatencyOnly) {
   // Lines of one 4 KiB row, never seen before: L2 misses that hit the open row.
-  const std::uint64_t dram =
-      ns(arch().dram.tCL_ps) + burst_cycles() + ns(arch().dram.controller_ps);
+  const std::uint64_t dram = ns(loaded_unit_arch().dram.tCL_ps) + burst_cycles() +
+                             ns(loaded_unit_arch().dram.controller_ps);
   EXPECT_DOUBLE_EQ(chase_slope(32, 128, 8, 24), static_cast<double>(l2_hit_cycles() + dram));
 }
 
 TEST(GpuMicrobench, ColdChaseAcrossRowsPaysPrechargeAndActivate) {
   // One line per 4 KiB row in the single bank: every access closes a row and opens another.
-  const std::uint64_t hit = ns(arch().dram.tCL_ps) + burst_cycles() + ns(arch().dram.controller_ps);
-  const std::uint64_t miss = ns(arch().dram.tRP_ps) + ns(arch().dram.tRCD_ps) + hit;
+  const std::uint64_t hit = ns(loaded_unit_arch().dram.tCL_ps) + burst_cycles() +
+                            ns(loaded_unit_arch().dram.controller_ps);
+  const std::uint64_t miss =
+      ns(loaded_unit_arch().dram.tRP_ps) + ns(loaded_unit_arch().dram.tRCD_ps) + hit;
   const double across = chase_slope(32, 4096, 8, 24);
   EXPECT_DOUBLE_EQ(across, static_cast<double>(l2_hit_cycles() + miss));
   const double within = chase_slope(32, 128, 8, 24);
-  EXPECT_DOUBLE_EQ(across - within,
-                   static_cast<double>(ns(arch().dram.tRP_ps + arch().dram.tRCD_ps)));
+  EXPECT_DOUBLE_EQ(across - within, static_cast<double>(ns(loaded_unit_arch().dram.tRP_ps +
+                                                           loaded_unit_arch().dram.tRCD_ps)));
 }
 
 // K arithmetic instructions on one warp: dependent (each reads the previous
@@ -119,13 +118,13 @@ double alu_slope(const std::string& op, const std::string& type, bool dependent)
 }
 
 TEST(GpuMicrobench, DependentAluChainsIssueAtTheConfiguredLatency) {
-  EXPECT_DOUBLE_EQ(alu_slope("add", "u32", true), arch().sm.pipes[0].latency);
-  EXPECT_DOUBLE_EQ(alu_slope("fma", "f32", true), arch().sm.pipes[1].latency);
+  EXPECT_DOUBLE_EQ(alu_slope("add", "u32", true), loaded_unit_arch().sm.pipes[0].latency);
+  EXPECT_DOUBLE_EQ(alu_slope("fma", "f32", true), loaded_unit_arch().sm.pipes[1].latency);
 }
 
 TEST(GpuMicrobench, IndependentAluInstructionsIssueAtTheInitiationInterval) {
-  EXPECT_DOUBLE_EQ(alu_slope("add", "u32", false), arch().sm.pipes[0].interval);
-  EXPECT_DOUBLE_EQ(alu_slope("fma", "f32", false), arch().sm.pipes[1].interval);
+  EXPECT_DOUBLE_EQ(alu_slope("add", "u32", false), loaded_unit_arch().sm.pipes[0].interval);
+  EXPECT_DOUBLE_EQ(alu_slope("fma", "f32", false), loaded_unit_arch().sm.pipes[1].interval);
 }
 
 // K independent shared loads by 32 threads at word index tid * stride; the

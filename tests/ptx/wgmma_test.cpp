@@ -156,7 +156,7 @@ TEST(PtxWgmmaGrammar, EveryDenseFormLoadsAndRuns) {
   EXPECT_FALSE(f->code[1].matrix.trans);
 }
 
-std::string parse_error(const std::string& statement) {
+std::string wgmma_parse_error(const std::string& statement) {
   const std::string text = std::string(".version 8.0\n.target sm_90a\n.address_size 64\n") +
                            ".visible .entry k()\n{\n  .reg .pred %p<2>;\n  .reg .f32 %f<4>;\n" +
                            "  .reg .b64 %rd<4>;\n  " + statement + "\n  ret;\n}\n";
@@ -171,13 +171,13 @@ std::string parse_error(const std::string& statement) {
 TEST(PtxWgmmaGrammar, MalformedOperandListsNameTheOperand) {
   // Line 9 holds the statement; operand columns count from its first character at column 3.
   // One immediate too few for f16 with A in shared memory (8 operands): points at the last.
-  std::string e = parse_error(
+  std::string e = wgmma_parse_error(
       "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0, %f1, %f2, %f3}, %rd1, %rd2, "
       "%p1, 1, 1, 0;");
   EXPECT_NE(e.find("takes 8 operands"), std::string::npos) << e;
   EXPECT_NE(e.find("not 7"), std::string::npos) << e;
   // A scale of 2: names the rule and points at the operand (column of "2").
-  e = parse_error(
+  e = wgmma_parse_error(
       "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%f0, %f1, %f2, %f3}, %rd1, %rd2, "
       "%p1, 2, 1;");
   EXPECT_NE(e.find("imm-scale-a/b must be 1 or -1"), std::string::npos) << e;
@@ -188,7 +188,7 @@ TEST(PtxWgmmaGrammar, MalformedOperandListsNameTheOperand) {
                               .size() +
                           1;
   EXPECT_EQ(e.rfind("9:" + std::to_string(col), 0), 0u) << e;
-  e = parse_error("wgmma.wait_group.sync.aligned %rd1;");
+  e = wgmma_parse_error("wgmma.wait_group.sync.aligned %rd1;");
   EXPECT_NE(e.find("one operand, an integer constant"), std::string::npos) << e;
 }
 
@@ -225,11 +225,11 @@ TEST(PtxWgmmaGrammar, SparseFormsLoadWithMetadataAndSelector) {
   EXPECT_TRUE(bf16.matrix.trans_b);
   EXPECT_EQ(f->code[0].ops[5].imm, 1);
   // The 8-bit forms keep all four threads' metadata: only selector 0 exists; f16 has 0 and 1.
-  std::string e = parse_error(
+  std::string e = wgmma_parse_error(
       "wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 {%f0, %f1, %f2, %f3}, %rd1, %rd2, "
       "%rd3, 1, %p1, 1, 1;");
   EXPECT_NE(e.find("sp-sel must be an integer constant, 0 for .e4m3"), std::string::npos) << e;
-  e = parse_error(
+  e = wgmma_parse_error(
       "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f0, %f1, %f2, %f3}, %rd1, %rd2, "
       "%rd3, 2, %p1, 1, 1, 0, 0;");
   EXPECT_NE(e.find("0 or 1 for .f16"), std::string::npos) << e;

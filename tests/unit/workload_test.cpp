@@ -15,19 +15,19 @@ static const char* kPlatform =
     "  - {name: d, type: cnuas.pipe, set: {bandwidth: 1 GB/s}}\n"
     "connections:\n  - a -> b\n  - b -> c\n  - a -> d\n  - d -> c\n";
 
-static WorkloadDesc load(const std::string& workload) {
+static WorkloadDesc load_workload_text(const std::string& workload) {
   static PlatformDesc platform = load_platform(load_yaml_file(write_file("wp.yaml", kPlatform)));
   static Topology topology(platform);
   YamlSource w = load_yaml_file(write_file("w.yaml", workload));
   return load_workload(w.root, w.file, platform, topology);
 }
 
-static std::string error_of(const std::string& workload) {
-  return input_error_of([&] { load(workload); });
+static std::string workload_error_of(const std::string& workload) {
+  return input_error_of([&] { load_workload_text(workload); });
 }
 
 TEST(Workload, ReadsOperations) {
-  WorkloadDesc w = load(
+  WorkloadDesc w = load_workload_text(
       "workload: x\noperations:\n"
       "  - {name: one, path: [a, b], dims: {bytes: 4 KiB}, repeat: 3, interval: 1 us, start: 5 "
       "ns}\n"
@@ -42,36 +42,39 @@ TEST(Workload, ReadsOperations) {
 }
 
 TEST(Workload, EndpointsTakeTheShortestPathWithStableTieBreak) {
-  WorkloadDesc w = load("operations:\n  - {name: r, from: a, to: c, dims: {bytes: 1, flops: 1}}\n");
+  WorkloadDesc w = load_workload_text(
+      "operations:\n  - {name: r, from: a, to: c, dims: {bytes: 1, flops: 1}}\n");
   // a->b->c and a->d->c are equally short; b was connected first.
   EXPECT_EQ(w.operations[0].path, (std::vector<std::string>{"a", "b", "c"}));
 }
 
 TEST(Workload, MissingDimensionIsAnErrorNotZeroCost) {
-  std::string e = error_of("operations:\n  - {name: r, path: [a, b, c], dims: {bytes: 10}}\n");
+  std::string e =
+      workload_error_of("operations:\n  - {name: r, path: [a, b, c], dims: {bytes: 10}}\n");
   EXPECT_NE(e.find("w.yaml:2:5"), std::string::npos) << e;
   EXPECT_NE(e.find("needs work dimension 'flops'"), std::string::npos) << e;
 }
 
 TEST(Workload, PathsMustFollowConnections) {
-  std::string e = error_of("operations:\n  - {name: r, path: [b, a], dims: {bytes: 10}}\n");
+  std::string e =
+      workload_error_of("operations:\n  - {name: r, path: [b, a], dims: {bytes: 10}}\n");
   EXPECT_NE(e.find("no connection b -> a"), std::string::npos) << e;
-  e = error_of("operations:\n  - {name: r, path: [a, x], dims: {bytes: 10}}\n");
+  e = workload_error_of("operations:\n  - {name: r, path: [a, x], dims: {bytes: 10}}\n");
   EXPECT_NE(e.find("unknown element 'x'"), std::string::npos) << e;
 }
 
 TEST(Workload, DependencyProblemsAreReported) {
-  std::string e = error_of(
+  std::string e = workload_error_of(
       "operations:\n  - {name: p, path: [a], dims: {bytes: 1}, after: [q]}\n"
       "  - {name: q, path: [a], dims: {bytes: 1}, after: [p]}\n");
   EXPECT_NE(e.find("cycle"), std::string::npos) << e;
-  e = error_of("operations:\n  - {name: p, path: [a], dims: {bytes: 1}, after: [qq]}\n");
+  e = workload_error_of("operations:\n  - {name: p, path: [a], dims: {bytes: 1}, after: [qq]}\n");
   EXPECT_NE(e.find("unknown operation 'qq'"), std::string::npos) << e;
-  e = error_of(
+  e = workload_error_of(
       "operations:\n  - {name: p, path: [a], dims: {bytes: 1}}\n  - {name: p, path: [a], dims: "
       "{bytes: 1}}\n");
   EXPECT_NE(e.find("declared twice"), std::string::npos) << e;
-  e = error_of("operations:\n  - {name: p, path: [a], dims: {byte: 1}}\n");
+  e = workload_error_of("operations:\n  - {name: p, path: [a], dims: {byte: 1}}\n");
   EXPECT_NE(e.find("did you mean 'bytes'"), std::string::npos) << e;
 }
 

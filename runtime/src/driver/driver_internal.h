@@ -17,7 +17,7 @@ namespace driver {
 
 // Beyond driver_entry.h's codes.
 constexpr CUresult kOutOfMemory = 2, kInvalidImage = 200, kNoBinaryForGpu = 209,
-                   kUnsupportedLimit = 215, kNotFound = 500, kNotReady = 600;
+                   kUnsupportedLimit = 215, kInvalidPtx = 218, kNotFound = 500, kNotReady = 600;
 
 }  // namespace driver
 

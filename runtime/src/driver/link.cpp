@@ -13,18 +13,16 @@
 #include <fmt/format.h>
 
 #include "driver/driver_entry.h"
+#include "driver/driver_internal.h"
 #include "engine/device_images.h"
 #include "engine/runtime.h"
 #include "ptx/device_runtime.h"
 #include "ptx/ir.h"
 
 using namespace cnuas::cuda;
+using namespace cnuas::cuda::driver;
 
 namespace {
-
-constexpr CUresult kSuccess = 0, kInvalidValue = 1, kInvalidContext = 201, kInvalidImage = 200,
-                   kNoBinaryForGpu = 209, kInvalidPtx = 218, kFileNotFound = 301,
-                   kInvalidHandle = 400, kNotSupported = 801;
 
 // CUjit_option values the linker reads.
 constexpr int kInfoLogBuffer = 3, kInfoLogBufferSize = 4, kErrorLogBuffer = 5,

@@ -9,6 +9,9 @@
 #include <cstring>
 
 #include "cuda_abi.h"
+#include "driver/driver_internal.h"
+
+using namespace cnuas::cuda::driver;
 
 namespace {
 
@@ -23,7 +26,6 @@ constexpr EntryPoint kEntryPoints[] = {
 #include "driver/proc_address_table.inc"
 };
 
-constexpr CUresult kSuccess = 0, kInvalidValue = 1, kNotFound = 500;
 constexpr int kDriverVersion = 13000;  // cuDriverGetVersion
 constexpr std::uint64_t kLegacyStream = 1, kPerThreadStream = 2;
 enum QueryResult { kFound = 0, kSymbolNotFound = 1, kVersionNotSufficient = 2 };

@@ -15,8 +15,6 @@
 namespace cnuas::cuda {
 namespace {
 
-constexpr cudaError_t kInvalidValue = cudaErrorInvalidValue;
-
 std::uint64_t round_up(std::uint64_t v, std::uint64_t to) {
   return (v + to - 1) / to * to;
 }
@@ -88,27 +86,27 @@ MemoryPool* MemoryPools::current_pool(int device) {
 
 cudaError_t MemoryPools::set_current(int device, MemoryPool* pool) {
   if (device == kHost) {
-    if (!pool || pool->source || !pool->host) return kInvalidValue;
+    if (!pool || pool->source || !pool->host) return cudaErrorInvalidValue;
     current_host_ = pool;
     return cudaSuccess;
   }
-  if (!pool || pool->source || pool->host || pool->device != device) return kInvalidValue;
+  if (!pool || pool->source || pool->host || pool->device != device) return cudaErrorInvalidValue;
   current_[static_cast<std::size_t>(device)] = pool;
   return cudaSuccess;
 }
 
 cudaError_t MemoryPools::create(MemoryPool** out, const abi::MemPoolProps* props) {
-  if (!out || !props || props->alloc_type != abi::kAllocationPinned) return kInvalidValue;
+  if (!out || !props || props->alloc_type != abi::kAllocationPinned) return cudaErrorInvalidValue;
   const int type = props->location.type;
   const bool host = type == abi::kLocationHost || type == abi::kLocationHostNuma;
   if (type != abi::kLocationDevice && !host) {
-    if (type < abi::kLocationHost) return kInvalidValue;
+    if (type < abi::kLocationHost) return cudaErrorInvalidValue;
     return rt_.unsupported("cudaMemPoolCreate at the current thread's NUMA node");
   }
   // The simulated host is one NUMA node, 0; a host location's id is ignored.
-  if (type == abi::kLocationHostNuma && props->location.id != 0) return kInvalidValue;
+  if (type == abi::kLocationHostNuma && props->location.id != 0) return cudaErrorInvalidValue;
   if (!host && (props->location.id < 0 || props->location.id >= rt_.device_count()))
-    return kInvalidValue;
+    return cudaErrorInvalidValue;
   if (host && props->handle_types != abi::kHandleNone)
     return rt_.unsupported("cudaMemPoolCreate of an exportable host memory pool");
   if ((props->handle_types & ~abi::kHandlePosixFd) != 0)
@@ -123,7 +121,7 @@ cudaError_t MemoryPools::create(MemoryPool** out, const abi::MemPoolProps* props
 }
 
 cudaError_t MemoryPools::destroy(MemoryPool* pool) {
-  if (!pool || pool->is_default) return kInvalidValue;
+  if (!pool || pool->is_default) return cudaErrorInvalidValue;
   pool->destroyed = true;
   if (pool == current_host_) current_host_ = nullptr;  // back to the default host pool
   if (!pool->source && current_[static_cast<std::size_t>(pool->device)] == pool)
@@ -234,8 +232,8 @@ cudaError_t MemoryPools::add_chunk(MemoryPool& pool, std::uint64_t bytes) {
 }
 
 cudaError_t MemoryPools::allocate(void** ptr, std::size_t bytes, MemoryPool& pool, Stream& s) {
-  if (!ptr) return kInvalidValue;
-  if (pool.source) return kInvalidValue;  // imported pools do not allocate
+  if (!ptr) return cudaErrorInvalidValue;
+  if (pool.source) return cudaErrorInvalidValue;  // imported pools do not allocate
   if (bytes == 0) {
     *ptr = nullptr;
     return cudaSuccess;
@@ -303,7 +301,7 @@ cudaError_t MemoryPools::free(std::uint64_t base, Stream* stream) {
     return cudaSuccess;
   }
   auto owner = allocation_pool_.find(base);
-  if (owner == allocation_pool_.end()) return kInvalidValue;
+  if (owner == allocation_pool_.end()) return cudaErrorInvalidValue;
   if (stream && stream->capturing()) return cudaErrorStreamCaptureUnsupported;
   MemoryPool& pool = *owner->second;
   const MemoryPool::Live live = pool.live.at(base);
@@ -348,7 +346,7 @@ void MemoryPools::trim_to(MemoryPool& pool, std::uint64_t keep) {
 }
 
 cudaError_t MemoryPools::trim(MemoryPool& pool, std::uint64_t keep) {
-  if (pool.source) return kInvalidValue;
+  if (pool.source) return cudaErrorInvalidValue;
   trim_to(pool, keep);
   return cudaSuccess;
 }
@@ -370,7 +368,7 @@ void MemoryPools::synchronized() {
 }
 
 cudaError_t MemoryPools::set_attribute(MemoryPool& pool, int attr, const void* value) {
-  if (!value) return kInvalidValue;
+  if (!value) return cudaErrorInvalidValue;
   // The reuse policies are ints, the figures 64-bit.
   const bool is_flag = attr == abi::kReuseFollowEventDependencies ||
                        attr == abi::kReuseAllowOpportunistic ||
@@ -395,20 +393,20 @@ cudaError_t MemoryPools::set_attribute(MemoryPool& pool, int attr, const void* v
       pool.release_threshold = v64;
       return cudaSuccess;
     case abi::kReservedMemHigh:  // only resets, to the current figure
-      if (v64 != 0) return kInvalidValue;
+      if (v64 != 0) return cudaErrorInvalidValue;
       pool.reserved_high = pool.reserved;
       return cudaSuccess;
     case abi::kUsedMemHigh:
-      if (v64 != 0) return kInvalidValue;
+      if (v64 != 0) return cudaErrorInvalidValue;
       pool.used_high = pool.used;
       return cudaSuccess;
     default:  // the current figures are read-only
-      return kInvalidValue;
+      return cudaErrorInvalidValue;
   }
 }
 
 cudaError_t MemoryPools::get_attribute(const MemoryPool& pool, int attr, void* value) const {
-  if (!value) return kInvalidValue;
+  if (!value) return cudaErrorInvalidValue;
   const MemoryPool& p = pool.source ? *pool.source : pool;
   auto flag = [value](bool b) {
     const int v = b ? 1 : 0;
@@ -437,25 +435,25 @@ cudaError_t MemoryPools::get_attribute(const MemoryPool& pool, int attr, void* v
     case abi::kUsedMemHigh:
       return figure(p.used_high);
     default:
-      return kInvalidValue;
+      return cudaErrorInvalidValue;
   }
 }
 
 cudaError_t MemoryPools::set_access(MemoryPool& pool, const abi::MemAccessDesc* desc,
                                     std::size_t count) {
-  if (!desc && count > 0) return kInvalidValue;
+  if (!desc && count > 0) return cudaErrorInvalidValue;
   for (std::size_t i = 0; i < count; ++i) {
     const abi::MemAccessDesc& d = desc[i];
     if (d.location.type != abi::kLocationDevice || d.location.id < 0 ||
         d.location.id >= rt_.device_count() ||
         (d.flags != abi::kAccessNone && d.flags != abi::kAccessRead &&
          d.flags != abi::kAccessReadWrite))
-      return kInvalidValue;
+      return cudaErrorInvalidValue;
     // The pool's own device always has full access; another needs a peer link.
     if (d.location.id == pool.device
             ? d.flags != abi::kAccessReadWrite
             : d.flags != abi::kAccessNone && !rt_.can_access_peer(d.location.id, pool.device))
-      return kInvalidValue;
+      return cudaErrorInvalidValue;
   }
   for (std::size_t i = 0; i < count; ++i)
     pool.access[static_cast<std::size_t>(desc[i].location.id)] = desc[i].flags;
@@ -466,7 +464,7 @@ cudaError_t MemoryPools::get_access(int* flags, const MemoryPool& pool,
                                     const abi::MemLocation* location) const {
   if (!flags || !location || location->type != abi::kLocationDevice || location->id < 0 ||
       location->id >= rt_.device_count())
-    return kInvalidValue;
+    return cudaErrorInvalidValue;
   *flags = pool.access[static_cast<std::size_t>(location->id)];
   return cudaSuccess;
 }
@@ -475,7 +473,7 @@ cudaError_t MemoryPools::export_pool(void* out, MemoryPool& pool, int type,
                                      unsigned long long flags) {
   if (!out || flags != 0 || pool.source || type != abi::kHandlePosixFd ||
       (pool.props.handle_types & type) == 0)
-    return kInvalidValue;
+    return cudaErrorInvalidValue;
   if (pool.export_fd < 0) {
     // The descriptor only names the pool: the memory stays the pool's.
     pool.export_fd = memfd_create("cnuas-mempool", MFD_CLOEXEC);
@@ -492,10 +490,10 @@ cudaError_t MemoryPools::export_pool(void* out, MemoryPool& pool, int type,
 
 cudaError_t MemoryPools::import_pool(MemoryPool** out, void* os_handle, int type,
                                      unsigned long long flags) {
-  if (!out || flags != 0 || type != abi::kHandlePosixFd) return kInvalidValue;
+  if (!out || flags != 0 || type != abi::kHandlePosixFd) return cudaErrorInvalidValue;
   const int fd = static_cast<int>(reinterpret_cast<std::intptr_t>(os_handle));
   struct stat st {};
-  if (fd < 0 || fstat(fd, &st) != 0) return kInvalidValue;
+  if (fd < 0 || fstat(fd, &st) != 0) return cudaErrorInvalidValue;
   for (auto& [raw, p] : pools_)
     if (!p->destroyed && p->export_fd >= 0 &&
         p->export_file == std::make_pair(st.st_dev, st.st_ino)) {
@@ -506,14 +504,14 @@ cudaError_t MemoryPools::import_pool(MemoryPool** out, void* os_handle, int type
       *out = add(std::move(imported));
       return cudaSuccess;
     }
-  return kInvalidValue;
+  return cudaErrorInvalidValue;
 }
 
 cudaError_t MemoryPools::export_pointer(abi::MemPoolPtrExportData* out, const void* ptr) const {
   const auto base = reinterpret_cast<std::uint64_t>(ptr);
   auto owner = allocation_pool_.find(base);
   if (!out || owner == allocation_pool_.end() || owner->second->props.handle_types == 0)
-    return kInvalidValue;
+    return cudaErrorInvalidValue;
   PointerExport e{};
   std::memcpy(e.magic, kPointerMagic, sizeof e.magic);
   e.pid = static_cast<std::uint32_t>(getpid());
@@ -527,16 +525,16 @@ cudaError_t MemoryPools::export_pointer(abi::MemPoolPtrExportData* out, const vo
 
 cudaError_t MemoryPools::import_pointer(void** out, MemoryPool& pool,
                                         const abi::MemPoolPtrExportData* data) {
-  if (!out || !data || !pool.source) return kInvalidValue;
+  if (!out || !data || !pool.source) return cudaErrorInvalidValue;
   PointerExport e{};
   std::memcpy(&e, data, sizeof e);
-  if (std::memcmp(e.magic, kPointerMagic, sizeof e.magic) != 0) return kInvalidValue;
+  if (std::memcmp(e.magic, kPointerMagic, sizeof e.magic) != 0) return cudaErrorInvalidValue;
   if (e.pid != static_cast<std::uint32_t>(getpid()))
     return rt_.unsupported("cudaMemPoolImportPointer of another process's allocation");
   auto owner = allocation_pool_.find(e.base);
   if (e.pool != pool.source->serial || owner == allocation_pool_.end() ||
       owner->second != pool.source.get())
-    return kInvalidValue;
+    return cudaErrorInvalidValue;
   const std::uint64_t alias = rt_.memory().alias(e.base, e.bytes);
   imported_[alias] = e.bytes;
   rt_.track({alias, e.bytes, pool.device, MemoryKind::Device, this});

@@ -12,7 +12,6 @@
 namespace cnuas::cuda {
 namespace {
 
-constexpr cudaError_t kInvalidValue = cudaErrorInvalidValue;
 constexpr cudaError_t kOutOfMemory = cudaErrorMemoryAllocation;  // CUDA_ERROR_OUT_OF_MEMORY
 constexpr cudaError_t kInvalidDevice = cudaErrorInvalidDevice;
 
@@ -49,7 +48,7 @@ cudaError_t VirtualMemory::granularity(std::size_t* out, const abi::MemAllocatio
   if (!out || !prop ||
       (option != abi::kGranularityMinimum && option != abi::kGranularityRecommended) ||
       prop->type != abi::kAllocationPinned || prop->location.type != abi::kLocationDevice)
-    return kInvalidValue;
+    return cudaErrorInvalidValue;
   if (prop->location.id < 0 || prop->location.id >= rt_.device_count()) return kInvalidDevice;
   *out = kGranularity;
   return cudaSuccess;
@@ -78,15 +77,16 @@ std::uint64_t VirtualMemory::add_handle(std::shared_ptr<Physical> physical) {
 
 cudaError_t VirtualMemory::create(unsigned long long* handle, std::size_t bytes,
                                   const abi::MemAllocationProp* prop, unsigned long long flags) {
-  if (!handle || !prop || flags != 0 || prop->type != abi::kAllocationPinned) return kInvalidValue;
+  if (!handle || !prop || flags != 0 || prop->type != abi::kAllocationPinned)
+    return cudaErrorInvalidValue;
   if (prop->location.type != abi::kLocationDevice) {
-    if (prop->location.type < abi::kLocationHost) return kInvalidValue;
+    if (prop->location.type < abi::kLocationHost) return cudaErrorInvalidValue;
     return rt_.unsupported("cuMemCreate of host memory");
   }
   if (prop->location.id < 0 || prop->location.id >= rt_.device_count()) return kInvalidDevice;
   if ((prop->requested_handle_types & ~abi::kHandlePosixFd) != 0)
     return rt_.unsupported("cuMemCreate with a Win32 or fabric handle type");
-  if (bytes == 0 || !multiple(bytes, kGranularity)) return kInvalidValue;
+  if (bytes == 0 || !multiple(bytes, kGranularity)) return cudaErrorInvalidValue;
   const DeviceState& d = rt_.device(prop->location.id);
   if (bytes > d.desc.memory_bytes - d.allocated) return kOutOfMemory;
   const int fd = memfd_create("cnuas-cuMemCreate", MFD_CLOEXEC);
@@ -101,7 +101,7 @@ cudaError_t VirtualMemory::create(unsigned long long* handle, std::size_t bytes,
 
 cudaError_t VirtualMemory::release(std::uint64_t handle) {
   auto h = handles_.find(handle);
-  if (h == handles_.end()) return kInvalidValue;
+  if (h == handles_.end()) return cudaErrorInvalidValue;
   // The memory itself goes with its last mapping (a Piece holds it too).
   if (--h->second.references == 0) handles_.erase(h);
   return cudaSuccess;
@@ -111,7 +111,7 @@ cudaError_t VirtualMemory::reserve(CUdeviceptr* ptr, std::size_t bytes, std::siz
                                    std::uint64_t hint, unsigned long long flags) {
   if (!ptr || flags != 0 || bytes == 0 || !multiple(bytes, host_page()) ||
       !multiple(hint, host_page()) || (alignment & (alignment - 1)) != 0)
-    return kInvalidValue;
+    return cudaErrorInvalidValue;
   void* host = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (host == MAP_FAILED) return kOutOfMemory;
   std::uint64_t base = 0;
@@ -133,7 +133,7 @@ cudaError_t VirtualMemory::free_reservation(std::uint64_t ptr, std::size_t bytes
   auto r = reservations_.find(ptr);
   // The whole reservation, nothing mapped in it any more.
   if (r == reservations_.end() || r->second.bytes != bytes || !r->second.pieces.empty())
-    return kInvalidValue;
+    return cudaErrorInvalidValue;
   munmap(r->second.host, r->second.bytes);
   rt_.memory().unreserve(ptr);
   reservations_.erase(r);
@@ -177,15 +177,15 @@ cudaError_t VirtualMemory::map(std::uint64_t ptr, std::size_t bytes, std::size_t
   auto h = handles_.find(handle);
   if (flags != 0 || h == handles_.end() || bytes == 0 || !multiple(ptr, kGranularity) ||
       !multiple(bytes, kGranularity) || !multiple(offset, kGranularity))
-    return kInvalidValue;
+    return cudaErrorInvalidValue;
   const std::shared_ptr<Physical>& physical = h->second.physical;
-  if (offset > physical->bytes || bytes > physical->bytes - offset) return kInvalidValue;
+  if (offset > physical->bytes || bytes > physical->bytes - offset) return cudaErrorInvalidValue;
   auto [base, r] = reservation_of(ptr, bytes);
-  if (!r) return kInvalidValue;
+  if (!r) return cudaErrorInvalidValue;
   // Only where nothing is mapped yet.
   auto next = r->pieces.lower_bound(ptr + bytes);
   if (next != r->pieces.begin() && std::prev(next)->first + std::prev(next)->second.bytes > ptr)
-    return kInvalidValue;
+    return cudaErrorInvalidValue;
   void* at = r->host + (ptr - base);
   if (mmap(at, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, physical->fd,
            static_cast<off_t>(offset)) == MAP_FAILED)
@@ -233,7 +233,7 @@ void VirtualMemory::publish(std::uint64_t base, Reservation& r) {
 
 cudaError_t VirtualMemory::unmap(std::uint64_t ptr, std::size_t bytes) {
   auto [base, r] = reservation_of(ptr, bytes);
-  if (!r || pieces_covering(*r, ptr, bytes).empty()) return kInvalidValue;
+  if (!r || pieces_covering(*r, ptr, bytes).empty()) return cudaErrorInvalidValue;
   // Synchronous, as the driver's: work issued before still sees the memory.
   rt_.timeline().wait_all(-1);
   withdraw(*r);
@@ -247,17 +247,17 @@ cudaError_t VirtualMemory::unmap(std::uint64_t ptr, std::size_t bytes) {
 
 cudaError_t VirtualMemory::set_access(std::uint64_t ptr, std::size_t bytes,
                                       const abi::MemAccessDesc* desc, std::size_t count) {
-  if (!desc || count == 0) return kInvalidValue;
+  if (!desc || count == 0) return cudaErrorInvalidValue;
   auto [base, r] = reservation_of(ptr, bytes);
-  if (!r) return kInvalidValue;
+  if (!r) return cudaErrorInvalidValue;
   const std::vector<Piece*> pieces = pieces_covering(*r, ptr, bytes);
-  if (pieces.empty()) return kInvalidValue;
+  if (pieces.empty()) return cudaErrorInvalidValue;
   for (std::size_t i = 0; i < count; ++i) {
     const abi::MemAccessDesc& d = desc[i];
     if (d.location.type != abi::kLocationDevice ||
         (d.flags != abi::kAccessNone && d.flags != abi::kAccessRead &&
          d.flags != abi::kAccessReadWrite))
-      return kInvalidValue;
+      return cudaErrorInvalidValue;
     if (d.location.id < 0 || d.location.id >= rt_.device_count()) return kInvalidDevice;
     // Another device reaches the memory over a peer link, or not at all.
     for (const Piece* p : pieces) {
@@ -278,10 +278,10 @@ cudaError_t VirtualMemory::set_access(std::uint64_t ptr, std::size_t bytes,
 
 cudaError_t VirtualMemory::get_access(unsigned long long* flags, const abi::MemLocation* location,
                                       std::uint64_t ptr) const {
-  if (!flags || !location || location->type != abi::kLocationDevice) return kInvalidValue;
+  if (!flags || !location || location->type != abi::kLocationDevice) return cudaErrorInvalidValue;
   if (location->id < 0 || location->id >= rt_.device_count()) return kInvalidDevice;
   const Piece* p = piece_at(ptr);
-  if (!p) return kInvalidValue;
+  if (!p) return cudaErrorInvalidValue;
   *flags = static_cast<unsigned long long>(p->access[static_cast<std::size_t>(location->id)]);
   return cudaSuccess;
 }
@@ -289,11 +289,11 @@ cudaError_t VirtualMemory::get_access(unsigned long long* flags, const abi::MemL
 cudaError_t VirtualMemory::export_handle(void* out, std::uint64_t handle, int type,
                                          unsigned long long flags) {
   auto h = handles_.find(handle);
-  if (!out || flags != 0 || h == handles_.end()) return kInvalidValue;
+  if (!out || flags != 0 || h == handles_.end()) return cudaErrorInvalidValue;
   const std::shared_ptr<Physical>& p = h->second.physical;
   // Only the handle type the allocation asked for at creation.
   if (type != abi::kHandlePosixFd || (p->prop.requested_handle_types & type) == 0)
-    return kInvalidValue;
+    return cudaErrorInvalidValue;
   const int fd = fcntl(p->fd, F_DUPFD_CLOEXEC, 0);
   if (fd < 0) return kOutOfMemory;
   exported_[p->file] = Exported{p->bytes, p->prop, p};
@@ -302,11 +302,11 @@ cudaError_t VirtualMemory::export_handle(void* out, std::uint64_t handle, int ty
 }
 
 cudaError_t VirtualMemory::import_handle(unsigned long long* handle, void* os_handle, int type) {
-  if (!handle || type != abi::kHandlePosixFd) return kInvalidValue;
+  if (!handle || type != abi::kHandlePosixFd) return cudaErrorInvalidValue;
   // A POSIX descriptor travels in the pointer's bits.
   const int fd = static_cast<int>(reinterpret_cast<std::intptr_t>(os_handle));
   struct stat st {};
-  if (fd < 0 || fstat(fd, &st) != 0) return kInvalidValue;
+  if (fd < 0 || fstat(fd, &st) != 0) return cudaErrorInvalidValue;
   auto e = exported_.find({st.st_dev, st.st_ino});
   // A descriptor this process did not export: memory it cannot describe.
   if (e == exported_.end()) return cudaErrorNotSupported;
@@ -324,7 +324,7 @@ cudaError_t VirtualMemory::import_handle(unsigned long long* handle, void* os_ha
 
 cudaError_t VirtualMemory::retain(unsigned long long* handle, std::uint64_t addr) {
   const Piece* p = handle ? piece_at(addr) : nullptr;
-  if (!p) return kInvalidValue;
+  if (!p) return cudaErrorInvalidValue;
   // The value that mapped the memory, even if it was released since.
   auto h = handles_.find(p->handle);
   if (h == handles_.end())
@@ -337,13 +337,13 @@ cudaError_t VirtualMemory::retain(unsigned long long* handle, std::uint64_t addr
 
 cudaError_t VirtualMemory::properties(abi::MemAllocationProp* prop, std::uint64_t handle) const {
   auto h = handles_.find(handle);
-  if (!prop || h == handles_.end()) return kInvalidValue;
+  if (!prop || h == handles_.end()) return cudaErrorInvalidValue;
   *prop = h->second.physical->prop;
   return cudaSuccess;
 }
 
 cudaError_t VirtualMemory::free(std::uint64_t, Stream*) {
-  return kInvalidValue;
+  return cudaErrorInvalidValue;
 }
 
 }  // namespace cnuas::cuda
