@@ -311,17 +311,24 @@ KernelRun PerformanceGpu::run(ptx::Executor& executor, const ptx::LoadedModule& 
     throw;
   }
   bool stuck = t.launch.more();
-  std::string blocked;
+  std::vector<std::string> blocked;
   for (auto& sm : t.sms)
     if (!sm->idle()) {
       stuck = true;
-      blocked += sm->blocked_warps();
+      sm->blocked_warps(blocked);
     }
-  if (stuck)
+  if (stuck) {
+    // The first few name the pattern; a full GPU has thousands of warps.
+    constexpr std::size_t kNamed = 8;
+    std::string named;
+    for (std::size_t i = 0; i < blocked.size() && i < kNamed; ++i) named += " " + blocked[i] + ";";
+    if (blocked.size() > kNamed)
+      named += " and " + std::to_string(blocked.size() - kNamed) + " more warps";
     throw ptx::ExecutionError(kernel, {}, {}, f->line, "",
                               "the kernel cannot finish: every remaining warp waits for something "
                               "that never comes:" +
-                                  blocked);
+                                  named);
+  }
   std::uint64_t end = clock.cycle_at_or_after(t.events.now());
   for (auto& sm : t.sms) end = std::max(end, sm->evaluated());
   for (auto& sm : t.sms) sm->finish(end);

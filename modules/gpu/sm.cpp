@@ -429,16 +429,16 @@ void Sm::retire_warp(std::uint32_t slot, std::uint64_t c) {
   sink_.cta_finished(index_, c + 1, std::move(done));
 }
 
-std::string Sm::blocked_warps() const {
-  std::ostringstream out;
+void Sm::blocked_warps(std::vector<std::string>& out) const {
   for (std::size_t s = 0; s < warps_.size(); ++s) {
     const WarpSlot& w = warps_[s];
     if (!w.live) continue;
     const ptx::Dim3 id = w.cta->cta_id();
-    out << " sm " << index_ << " CTA (" << id.x << "," << id.y << "," << id.z << ") warp " << w.warp
-        << (w.cta->warp_waiting(w.warp) ? " waits at a barrier" : " waits on memory") << ";";
+    std::ostringstream one;
+    one << "sm " << index_ << " CTA (" << id.x << "," << id.y << "," << id.z << ") warp " << w.warp
+        << (w.cta->warp_waiting(w.warp) ? " waits at a barrier" : " waits on memory");
+    out.push_back(one.str());
   }
-  return out.str();
 }
 
 }  // namespace cnuas::gpu

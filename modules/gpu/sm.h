@@ -12,6 +12,7 @@
 
 #include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -68,8 +69,8 @@ class Sm : public sc_core::sc_module, public EventTarget {
   void finish(std::uint64_t end_cycle);
   // Cycles before this one have been evaluated or accounted: the kernel ends no earlier.
   std::uint64_t evaluated() const { return evaluated_; }
-  // A description of each live warp, for a kernel that cannot finish.
-  std::string blocked_warps() const;
+  // Appends a description of each live warp, for a kernel that cannot finish.
+  void blocked_warps(std::vector<std::string>& out) const;
   // The SM clock changed from cycle `from`: a tick already in the calendar for a later cycle
   // moves to that cycle's new time.
   void clock_changed(std::uint64_t from);
