@@ -12,7 +12,10 @@ cmake --build build -j"$jobs"
 ctest --test-dir build -j"$jobs" --output-on-failure
 
 if [[ "${CNUAS_SKIP_SANITIZERS:-0}" != 1 ]]; then
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCNUAS_SANITIZE=ON >/dev/null
+  # The CUDA test programs are nvcc's output, the same in both builds: copied
+  # from the Release build instead of compiled again.
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCNUAS_SANITIZE=ON \
+    -DCNUAS_CUDA_PROGRAMS_FROM="$PWD/build/tests/cuda" >/dev/null
   cmake --build build-asan -j"$jobs"
   # Release only, each for the reason given (under the sanitizers they took 50
   # of CI's minutes; the paths they run are covered there by the smaller tests
