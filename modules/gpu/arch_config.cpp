@@ -78,6 +78,13 @@ void read_sm(const Fields& f, SmConfig& sm) {
   sm.wgmma.f16 = f.u32("sm.wgmma.f16");
   sm.wgmma.tf32 = f.u32("sm.wgmma.tf32");
   sm.wgmma.fp8 = f.u32("sm.wgmma.fp8");
+  sm.mma.rates.f16 = f.u32("sm.mma.f16");
+  sm.mma.rates.tf32 = f.u32("sm.mma.tf32");
+  sm.mma.rates.fp8 = f.u32("sm.mma.fp8");
+  sm.mma.rates.int8 = f.u32("sm.mma.int8");
+  sm.mma.rates.f64 = f.u32("sm.mma.f64");
+  sm.mma.overhead = f.u32("sm.mma.overhead");
+  sm.mma.stages = f.u32("sm.mma.stages");
   sm.dsmem.latency = f.u32("sm.dsmem.latency");
   sm.dsmem.bytes_per_cycle = f.u32("sm.dsmem.bytes_per_cycle");
   sm.tma.latency = f.u32("sm.tma.latency");

@@ -41,12 +41,22 @@ struct SmConfig {
   std::uint32_t max_cluster_non_portable =
       1;  // with cudaFuncAttributeNonPortableClusterSizeAllowed
   std::array<PipeTiming, kUnits> pipes{};
-  // Warpgroup MMA (wgmma) dense throughput per SM per cycle, in FLOP (OPs for
-  // integers), by input type; 0: no warpgroup tensor cores (wgmma then takes the
-  // tensor pipe like mma.sync).
-  struct WgmmaRates {
-    std::uint32_t f16 = 0, tf32 = 0, fp8 = 0, int8 = 0;
-  } wgmma;
+  // Dense tensor throughput per SM per cycle, in FLOP (OPs for integers), by input type.
+  struct TensorRates {
+    std::uint32_t f16 = 0, tf32 = 0, fp8 = 0, int8 = 0, f64 = 0;
+  };
+  // Warpgroup MMA (wgmma); 0: no warpgroup tensor cores (wgmma then takes the tensor pipe like
+  // mma.sync). f64 is unused: wgmma has no f64 form.
+  TensorRates wgmma;
+  // Warp-level MMA (mma.sync, wmma.mma): an instruction holds its scheduler's tensor pipe for
+  // `overhead` cycles plus its FLOP at the sub-partition's share of `rates`, and its result is
+  // ready `stages` times that after issue (0: the tensor pipe's latency, or the busy time if
+  // longer). A rate of 0 for an input type: the pipe's interval and latency, whatever the shape.
+  struct MmaTiming {
+    TensorRates rates;
+    std::uint32_t overhead = 0;
+    std::uint32_t stages = 0;
+  } mma;
   // Distributed shared memory: an access to another CTA's shared memory crosses the GPC's
   // SM-to-SM network. bytes_per_cycle 0: such accesses cost what local ones do.
   struct Dsmem {

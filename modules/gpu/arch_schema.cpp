@@ -46,6 +46,21 @@ void declare_sm(Schema& s) {
                           "(0: no warpgroup tensor cores)",
                           t),
               0, 1u << 20);
+  for (const char* t : {"f16", "tf32", "fp8", "int8", "f64"})
+    s.integer(fmt::format("sm.mma.{}", t), 0,
+              fmt::format("tensor-core rate for mma.sync/wmma.mma per SM per cycle with {} inputs, "
+                          "in FLOP (0: each such instruction takes sm.pipes.tensor's interval "
+                          "and latency)",
+                          t),
+              0, 1u << 20);
+  s.integer("sm.mma.overhead", 0,
+            "cycles an mma.sync holds its sub-partition's tensor pipe on top of its FLOP at "
+            "the sm.mma rate",
+            0, kMaxCycles)
+      .integer("sm.mma.stages", 0,
+               "an mma.sync's result is ready this many times its tensor-pipe cycles after "
+               "issue (0: sm.pipes.tensor.latency, or the pipe cycles if longer)",
+               0, 64);
   s.integer("sm.dsmem.latency", 0,
             "SM cycles until a load from another CTA's shared memory (DSMEM) returns", 0,
             kMaxCycles)

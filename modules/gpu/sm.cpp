@@ -334,11 +334,21 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
     memory(w, d, base, rec, c);
   } else {
     const PipeTiming& p = arch_.sm.pipes[u];
-    set_ready(w, d, base, c + p.latency, false);
+    std::uint64_t latency = p.latency, interval = p.interval;
+    // A warp-level mma holds the tensor pipe for its FLOP at the profile's rate; its result
+    // cannot be there before the pipe is done with it.
+    if (d.tensor_flops != 0 && d.unit == Unit::Tensor) {
+      const SmConfig::MmaTiming& mma = arch_.sm.mma;
+      if (const std::uint64_t work = tensor_cycles(mma.rates, d, d.tensor_flops)) {
+        interval = mma.overhead + work;
+        latency = mma.stages ? mma.stages * interval : std::max(latency, interval);
+      }
+    }
+    set_ready(w, d, base, c + latency, false);
     if (d.unit == Unit::Memory)
       lsu_free_ = std::max(lsu_free_, c + 1);
     else
-      pipe_free_[s][u] = c + p.interval;
+      pipe_free_[s][u] = c + interval;
   }
   // A warp that ran its last instruction leaves; its CTA may free the SM's
   // room. Otherwise its next instruction is decoded now for the scheduler.
@@ -353,15 +363,22 @@ void Sm::issue(std::uint32_t s, std::uint32_t slot, std::uint64_t c, Counters& w
   w.waiting = w.cta->warp_waiting(w.warp);
 }
 
+std::uint64_t Sm::tensor_cycles(const SmConfig::TensorRates& r, const WarpDeps& d,
+                                std::uint64_t flops) const {
+  using In = WarpDeps::TensorInput;
+  const std::uint64_t per_sm = d.tensor_input == In::Tf32   ? r.tf32
+                               : d.tensor_input == In::Fp8  ? r.fp8
+                               : d.tensor_input == In::Int8 ? r.int8
+                               : d.tensor_input == In::F64  ? r.f64
+                                                            : r.f16;
+  if (per_sm == 0) return 0;
+  // Each sub-partition's tensor core does its share of the SM's rate (a rate that does not
+  // divide by the schedulers is not rounded down first).
+  return (flops * arch_.sm.schedulers + per_sm - 1) / per_sm;
+}
+
 std::uint64_t Sm::wgmma_cycles(const WarpDeps& d) const {
-  const SmConfig::WgmmaRates& r = arch_.sm.wgmma;
-  const std::uint64_t per_sm = d.wgmma_input == WarpDeps::WgmmaInput::Tf32   ? r.tf32
-                               : d.wgmma_input == WarpDeps::WgmmaInput::Fp8  ? r.fp8
-                               : d.wgmma_input == WarpDeps::WgmmaInput::Int8 ? r.int8
-                                                                             : r.f16;
-  // Each sub-partition's tensor core does its share of the SM's rate.
-  const std::uint64_t per_core = std::max<std::uint64_t>(1, per_sm / arch_.sm.schedulers);
-  return (d.wgmma_flops + per_core - 1) / per_core;
+  return std::max<std::uint64_t>(1, tensor_cycles(arch_.sm.wgmma, d, d.wgmma_flops));
 }
 
 // wgmma runs on the tensor core of the warp's sub-partition, asynchronously: the

@@ -120,6 +120,10 @@ class Sm : public sc_core::sc_module, public EventTarget {
   std::vector<Stall> reason_;                                 // per scheduler, last cycle evaluated
   std::vector<std::array<std::uint64_t, kUnits>> pipe_free_;  // per scheduler and unit
   std::vector<std::uint64_t> tensor_free_;  // per scheduler: its tensor core's wgmma queue ends
+  // The cycles `flops` of tensor work keep a sub-partition's tensor core busy at rates `r` for
+  // the instruction's input type; 0 where the rate is 0.
+  std::uint64_t tensor_cycles(const SmConfig::TensorRates& r, const WarpDeps& d,
+                              std::uint64_t flops) const;
   // The cycles a wgmma of this warp's share keeps its sub-partition's tensor core busy.
   std::uint64_t wgmma_cycles(const WarpDeps& d) const;
   // wgmma issue: queues mma_async on the tensor core, closes a group, retires waited groups.

@@ -92,11 +92,6 @@ void describe_wgmma(const Instruction& i, WarpDeps& d) {
     case Kind::Mma: {
       d.wgmma = WarpDeps::Wgmma::Mma;
       d.wgmma_flops = 2ull * 16 * mx.n * mx.k / (mx.sparse ? 2 : 1);
-      const ptx::Type t = mx.a;
-      d.wgmma_input = t == ptx::Type::TF32                           ? WarpDeps::WgmmaInput::Tf32
-                      : t == ptx::Type::E4M3 || t == ptx::Type::E5M2 ? WarpDeps::WgmmaInput::Fp8
-                      : t == ptx::Type::S8 || t == ptx::Type::U8     ? WarpDeps::WgmmaInput::Int8
-                                                                     : WarpDeps::WgmmaInput::F16;
       break;
     }
     case Kind::Commit:
@@ -109,6 +104,27 @@ void describe_wgmma(const Instruction& i, WarpDeps& d) {
     default:
       d.wgmma = WarpDeps::Wgmma::Fence;
       break;
+  }
+}
+
+WarpDeps::TensorInput tensor_input(ptx::Type a) {
+  using In = WarpDeps::TensorInput;
+  switch (a) {
+    case ptx::Type::TF32:
+      return In::Tf32;
+    case ptx::Type::E4M3:
+    case ptx::Type::E5M2:
+      return In::Fp8;
+    case ptx::Type::S8:
+    case ptx::Type::U8:
+    case ptx::Type::S4:
+    case ptx::Type::U4:
+    case ptx::Type::B1:
+      return In::Int8;
+    case ptx::Type::F64:
+      return In::F64;
+    default:  // f16, bf16; wmma's f16 forms name no input type
+      return In::F16;
   }
 }
 
@@ -151,6 +167,7 @@ WarpDeps DepsCache::decode(const ptx::Instruction& i) {
   d.writes_carry = i.has(ptx::kCc);
   d.waits_for_memory = has_result && d.unit == ptx::UnitClass::Memory;
   if (i.op == Opcode::wgmma) describe_wgmma(i, d);
+  if (i.matrix.kind == ptx::MatrixOp::Kind::Mma) d.tensor_input = tensor_input(i.matrix.a);
   if (i.matrix.kind == ptx::MatrixOp::Kind::Mma)
     d.tensor_flops = i.op == Opcode::wgmma
                          ? d.wgmma_flops

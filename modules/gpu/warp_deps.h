@@ -43,11 +43,13 @@ class WarpDeps {
   bool reads_carry = false;
   bool writes_carry = false;
   // The wgmma family: which one this is; for wait_group, the groups it leaves in flight; for
-  // mma_async, the FLOP of one warp's share (16 of the 64 rows) and its input class.
+  // mma_async, the FLOP of one warp's share (16 of the 64 rows).
   enum class Wgmma : std::uint8_t { None, Fence, Mma, Commit, Wait };
-  enum class WgmmaInput : std::uint8_t { F16, Tf32, Fp8, Int8 };
   Wgmma wgmma = Wgmma::None;
-  WgmmaInput wgmma_input = WgmmaInput::F16;
+  // The input class of an mma.sync, wmma.mma or wgmma.mma_async, which sets its tensor rate
+  // (f16 and bf16 share one; the sub-byte integer forms count as int8).
+  enum class TensorInput : std::uint8_t { F16, Tf32, Fp8, Int8, F64 };
+  TensorInput tensor_input = TensorInput::F16;
   std::uint32_t wgmma_wait = 0;
   std::uint64_t wgmma_flops = 0;
   // FLOP this warp's issue of an mma.sync, wmma.mma or wgmma.mma_async does (for its energy).

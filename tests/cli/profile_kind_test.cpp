@@ -54,12 +54,13 @@ TEST(ProfileKind, DescribeNamesEveryKeyTheShippedProfilesWrite) {
   ASSERT_EQ(md.exit_code, 0) << md.err;
   ASSERT_EQ(text.exit_code, 0) << text.err;
   // h100-sxm.yaml writes every field (description included): 2 top-level, 13 sm
-  // scalars + 8 pipes x 2 + 4 wgmma rates + 2 dsmem + 3 tma, 12 l1, 4 noc, 13 l2 (10 +
-  // partitions, far_latency, far_bytes_per_cycle), 20 dram (14 + bank_groups, tCCD_L, tRRD,
-  // tWTR, tRTW, refresh_per_bank), 8 + 9 energy (tensor_flop included), 4 power = 110.
+  // scalars + 8 pipes x 2 + 4 wgmma rates + 7 mma (5 rates, overhead, stages) + 2 dsmem +
+  // 3 tma, 12 l1, 4 noc, 13 l2 (10 + partitions, far_latency, far_bytes_per_cycle), 20 dram
+  // (14 + bank_groups, tCCD_L, tRRD, tWTR, tRTW, refresh_per_bank), 8 + 9 energy
+  // (tensor_flop included), 4 power = 117.
   std::vector<std::string> leaves;
   leaf_names(YAML::LoadFile(source_path("profiles/gpu-arch/h100-sxm.yaml")), "", leaves);
-  ASSERT_EQ(leaves.size(), 110u);
+  ASSERT_EQ(leaves.size(), 117u);
   for (const std::string& name : leaves) {
     EXPECT_NE(md.out.find("| `" + name + "` |"), std::string::npos) << name;
     EXPECT_NE(text.out.find("    " + name + " "), std::string::npos) << name;
@@ -90,17 +91,17 @@ TEST(ProfileKind, ValidateChecksAndDumpsAnArchitectureProfile) {
                        "DRAM channels)\n");
   r = run_cnuas("validate --profile " + h100 + " --dump");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // Nested as the file writes it; h100-sxm.yaml line 11 is `  count: 132`,
-  // line 26 `    tensor: {latency: 32, interval: 16}` (latency's value at column 23).
+  // Nested as the file writes it; h100-sxm.yaml line 13 is `  count: 132`,
+  // line 28 `    tensor: {latency: 24, interval: 6}` (latency's value at column 23).
   EXPECT_NE(r.out.find("\nsm:\n  count: 132   # streaming multiprocessors [integer 1..4096; "
                        "from " +
-                       h100 + ":11:10]\n"),
+                       h100 + ":13:10]\n"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("\n  pipes:\n    int:\n      latency: 4   #"), std::string::npos);
-  EXPECT_NE(r.out.find("\n    tensor:\n      latency: 32   # cycles from issue until a "
+  EXPECT_NE(r.out.find("\n    tensor:\n      latency: 24   # cycles from issue until a "
                        "dependent instruction may issue [integer 1..100000; from " +
-                       h100 + ":26:23]\n"),
+                       h100 + ":28:23]\n"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("\nenergy:\n  instruction:\n    int: 30 pJ   #"), std::string::npos);
@@ -112,7 +113,7 @@ TEST(ProfileKind, ValidateChecksAndDumpsAnArchitectureProfile) {
   r = run_cnuas("validate --profile " + bad);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(
-      r.err.find(bad + ":11:10: GPU architecture profile: field 'sm.count': 9999 is out of range; "
+      r.err.find(bad + ":13:10: GPU architecture profile: field 'sm.count': 9999 is out of range; "
                        "expected integer 1..4096"),
       std::string::npos)
       << r.err;

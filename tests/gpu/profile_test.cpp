@@ -2,6 +2,7 @@
 // with file:line:col, the key and what is accepted.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "core/kernel/errors.h"
@@ -39,8 +40,12 @@ TEST(GpuArchProfile, ShippedProfilesLoadTheValuesTheirFilesWrite) {
   EXPECT_EQ(h100.sm.clock_hz, Rational(1'980'000'000ULL));     // 1.98 GHz
   EXPECT_EQ(h100.sm.policy, WarpScheduler::GreedyThenOldest);  // gto
   EXPECT_EQ(h100.sm.shared_bytes, 228u * 1024);                // 228 KiB
-  EXPECT_EQ(h100.sm.pipes[static_cast<std::size_t>(Unit::Tensor)].latency, 32u);
-  EXPECT_EQ(h100.sm.pipes[static_cast<std::size_t>(Unit::Tensor)].interval, 16u);
+  EXPECT_EQ(h100.sm.pipes[static_cast<std::size_t>(Unit::Tensor)].latency, 24u);
+  EXPECT_EQ(h100.sm.pipes[static_cast<std::size_t>(Unit::Tensor)].interval, 6u);
+  EXPECT_EQ(h100.sm.mma.rates.f16, 4096u);
+  EXPECT_EQ(h100.sm.mma.rates.f64, 342u);
+  EXPECT_EQ(h100.sm.mma.overhead, 2u);
+  EXPECT_EQ(h100.sm.mma.stages, 4u);
   EXPECT_EQ(h100.sm.pipes[static_cast<std::size_t>(Unit::Int)].interval, 2u);
   EXPECT_EQ(h100.l1.size_bytes, 128u * 1024);  // 128 KiB
   EXPECT_EQ(h100.l1.hit_latency, 33u);
@@ -201,11 +206,14 @@ TEST(GpuArchProfile, TwoPartitionsNeedTwoL2Mshrs) {
   const std::size_t at = text.find("  mshrs: 512", text.find("\nl2:"));
   ASSERT_NE(at, std::string::npos);
   text.replace(at, 12, "  mshrs: 1  ");
+  const std::string where = "h100-one-mshr.yaml:" +
+                            std::to_string(std::count(text.begin(), text.begin() + at, '\n') + 1) +
+                            ":";
   try {
     load_arch_text(text, "h100-one-mshr.yaml");
     FAIL() << "one L2 MSHR per slice with two partitions was accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("h100-one-mshr.yaml:74:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << where << ": " << e.what();
     EXPECT_NE(std::string(e.what()).find("l2.mshrs must be at least 2 with two partitions"),
               std::string::npos)
         << e.what();
