@@ -5,7 +5,9 @@
 // kernels run on a copy of the module with both shortcuts off (no tags, every
 // register zeroed, as before they existed) give the same bytes and statistics.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "ptx_harness.h"
 
@@ -324,6 +326,81 @@ TEST(FastForms, ShiftsSelectsApproximateFunctionsAndConversionsAsTheGenericPath)
     EXPECT_EQ(o[18], compared) << t;
     if (t % 256 % 3 != 0) {
       EXPECT_EQ(o[10], 0u) << t;  // shr.u32 by 33
+    }
+  }
+}
+
+// min.f32 and max.f32 over pairs of special values, by two CTAs of two warps
+// (the converged gang path): out[2t] = max, out[2t+1] = min.
+constexpr const char* kMinMax = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry min_max(.param .u64 in, .param .u64 out) {
+  .reg .b32 %r<4>;
+  .reg .f32 %f<5>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mad.lo.s32 %r3, %r2, 64, %r1;
+  mul.wide.u32 %rd3, %r3, 8;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  ld.global.f32 %f2, [%rd4+4];
+  max.f32 %f3, %f1, %f2;
+  min.f32 %f4, %f1, %f2;
+  st.global.f32 [%rd5], %f3;
+  st.global.f32 [%rd5+4], %f4;
+  ret;
+}
+)";
+
+TEST(FastForms, MinAndMaxOfSpecialValuesAsTheIsaDefinesThem) {
+  const auto m = Module::parse(kMinMax, "min_max.ptx");
+  for (const Instruction& i : m->find("min_max")->code) {
+    if (i.op == Opcode::max || i.op == Opcode::min) {
+      ASSERT_NE(i.fast, FastForm::None) << i.text;
+    }
+  }
+  DevicePair w(std::make_unique<Device>(m), std::make_unique<Device>(without_shortcuts(*m)));
+  const float inf = std::numeric_limits<float>::infinity();
+  const float values[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.5f, inf, -inf, 1e-45f, -1e-45f,
+                          std::numeric_limits<float>::quiet_NaN(), 3.0e38f};
+  constexpr int kValues = sizeof values / sizeof values[0];
+  constexpr int n = 2 * 64;  // every pair of values, then pairs of a mixed pattern
+  std::vector<float> in(2 * n);
+  for (int t = 0; t < n; ++t) {
+    in[2 * t] = t < kValues * kValues ? values[t / kValues] : static_cast<float>(t % 7) - 3;
+    in[2 * t + 1] = t < kValues * kValues ? values[t % kValues] : static_cast<float>(t % 5) - 2;
+  }
+  in[2 * 127 + 1] = -std::numeric_limits<float>::signaling_NaN();  // a NaN with the sign set
+  const auto x = w.upload(in), out = w.upload(std::vector<float>(2 * n, 0));
+  w.launch([&](Device& d, int k) {
+    return d.launch("min_max", {2, 1, 1}, {64, 1, 1}, k ? x.second : x.first,
+                    k ? out.second : out.first);
+  });
+  w.expect_same<unsigned>(out, 2 * n);
+  // The ISA: a NaN operand yields the other (two NaNs: NaN), and -0 is below +0.
+  auto expected = [](float a, float b, bool max) {
+    if (std::isnan(a)) return b;
+    if (std::isnan(b)) return a;
+    if (a == b) return (std::signbit(a) != max) ? a : b;
+    return (a > b) == max ? a : b;
+  };
+  const std::vector<float> got = w.first().download<float>(out.first, 2 * n);
+  for (int t = 0; t < n; ++t) {
+    const float a = in[2 * t], b = in[2 * t + 1];
+    for (int j = 0; j < 2; ++j) {
+      const float want = expected(a, b, j == 0);
+      SCOPED_TRACE(std::string(j == 0 ? "max(" : "min(") + std::to_string(a) + ", " +
+                   std::to_string(b) + ")");
+      if (std::isnan(want))
+        EXPECT_TRUE(std::isnan(got[2 * t + j]));
+      else
+        EXPECT_EQ(f32_bits(got[2 * t + j]), f32_bits(want));
     }
   }
 }
