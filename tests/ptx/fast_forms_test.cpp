@@ -367,8 +367,9 @@ TEST(FastForms, MinAndMaxOfSpecialValuesAsTheIsaDefinesThem) {
   }
   DevicePair w(std::make_unique<Device>(m), std::make_unique<Device>(without_shortcuts(*m)));
   const float inf = std::numeric_limits<float>::infinity();
-  const float values[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.5f, inf, -inf, 1e-45f, -1e-45f,
-                          std::numeric_limits<float>::quiet_NaN(), 3.0e38f};
+  const float values[] = {0.0f,   -0.0f, 1.0f,   -1.0f,   2.5f,
+                          inf,    -inf,  1e-45f, -1e-45f, std::numeric_limits<float>::quiet_NaN(),
+                          3.0e38f};
   constexpr int kValues = sizeof values / sizeof values[0];
   constexpr int n = 2 * 64;  // every pair of values, then pairs of a mixed pattern
   std::vector<float> in(2 * n);
