@@ -245,8 +245,11 @@ UnitClass unit_class(const Instruction& i) {
     case Opcode::fence:
     case Opcode::mbarrier:
       return UnitClass::Sync;
+    case Opcode::wmma:  // wmma.load and wmma.store move a tile through the LSU
+      return i.matrix.kind == MatrixOp::Kind::Load || i.matrix.kind == MatrixOp::Kind::Store
+                 ? UnitClass::Memory
+                 : UnitClass::Tensor;
     case Opcode::mma:
-    case Opcode::wmma:
     case Opcode::wgmma:
       return UnitClass::Tensor;
     case Opcode::sin:

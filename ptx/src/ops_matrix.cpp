@@ -153,6 +153,22 @@ u64 element_offset(unsigned r, unsigned col, bool row_major, u64 stride) {
   return row_major ? r * stride + col : col * stride + r;
 }
 
+// What a timing model sees of a wmma.load/store: the tile as 32 equal contiguous pieces, lane
+// l's at piece l of the lines (rows, or columns when column-major) in order, as the hardware's
+// load of a fragment moves it. The element loop recorded its space; a tile that does not cut
+// into such pieces (sub-byte elements) keeps what that loop recorded.
+void record_tile_access(Ctx& c, u64 base, u64 stride, const Dims& d, bool row_major, unsigned eb) {
+  if (!c.record || eb == 0) return;
+  const u64 line_bytes = u64{row_major ? d.cols : d.rows} * eb;
+  const u64 total = line_bytes * (row_major ? d.rows : d.cols);
+  const u64 piece = total / 32;
+  if (piece == 0 || total % 32 != 0 || line_bytes % piece != 0) return;
+  const u64 per_line = line_bytes / piece;
+  for (unsigned l = 0; l < 32; ++l)
+    c.record->addresses[l] = base + (l / per_line) * stride * eb + (l % per_line) * piece;
+  c.record->access_bytes = static_cast<std::uint32_t>(piece);
+}
+
 }  // namespace
 
 double matrix_element_value(u64 bits, Type t) {
@@ -209,6 +225,7 @@ bool exec_matrix(Ctx& c, const Instruction& i) {
         std::memcpy(p, &v, eb);
       }
     }
+    record_tile_access(c, base, ld, d, mx.row, eb);
     return true;
   }
   // D = A x B + C, products exact in double, summed in order of k.
@@ -367,6 +384,16 @@ bool exec_mma(Ctx& c, const Instruction& i) {
       }
       if (load) word[lane] = value;
     }
+  }
+  // What a timing model sees: each lane's 16-byte row (lanes 8k..8k+7 name matrix k's rows;
+  // with fewer matrices the other lanes repeat those rows, which costs nothing more).
+  if (c.record) {
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      const unsigned provider = lane % (8 * mx.count);
+      const u64 row = addr.reg >= 0 ? c.reg(addr.reg)[provider] : 0;
+      c.record->addresses[lane] = (row + static_cast<u64>(addr.imm)) & address_mask(c, addr, space);
+    }
+    c.record->access_bytes = 16;
   }
   return true;
 }

@@ -1068,9 +1068,11 @@ class Parser {
     }
     if (tok().is('-') || tok().is('(') || tok().is('~') || tok().kind == Token::Kind::Number ||
         at_warp_sz()) {
-      // mma.sp's sixth operand, the sparsity selector, is an integer whatever the types.
-      const bool selector = inst.op == Opcode::mma && &o == &inst.ops[5];
-      const Type ty = inst.op == Opcode::cvt ? inst.type2 : selector ? Type::None : inst.type;
+      // mma.sp's sixth operand, the sparsity selector, and wmma.load/store's stride (the third;
+      // wmma.mma's is a fragment) are integers whatever the types.
+      const bool integer = (inst.op == Opcode::mma && &o == &inst.ops[5]) ||
+                           (inst.op == Opcode::wmma && &o == &inst.ops[2]);
+      const Type ty = inst.op == Opcode::cvt ? inst.type2 : integer ? Type::None : inst.type;
       o.kind = Operand::Kind::Imm;
       const std::size_t at = tok().is('-') ? 1 : 0;
       const Token& number = tok(at);
