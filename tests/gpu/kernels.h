@@ -22,6 +22,27 @@ inline std::string chase_kernel(int k) {
   return ptx_module(s);
 }
 
+// K arithmetic instructions per thread (`op` "fma" or "add", `type` "f32", "f64" or "u32"):
+// dependent (each reads the previous result) or independent (all read the same inputs and
+// write registers of their own); the first result is stored at out.
+inline std::string alu_kernel(int k, const std::string& op, const std::string& type,
+                              bool dependent) {
+  const std::string reg = type == "f32" ? "%f" : type == "f64" ? "%fd" : "%r";
+  const std::string one = type == "f32" ? "0f3F800000" : type == "f64" ? "0d3FF0000000000000" : "1";
+  const std::string suffix = op == "fma" ? "fma.rn." + type : "add." + type;
+  std::string s = ".visible .entry alu(.param .u64 out)\n{\n  .reg .u64 %rd<2>;\n  .reg ." + type +
+                  " " + reg + "<" + std::to_string(k + 4) + ">;\n" +
+                  "  ld.param.u64 %rd1, [out];\n  mov." + type + " " + reg + "1, " + one + ";\n";
+  for (int i = 0; i < k; ++i) {
+    const std::string dst = reg + std::to_string(dependent ? 1 : i + 3);
+    const std::string src = reg + "1";
+    s += "  " + suffix + " " + dst + ", " + src + ", " + src + (op == "fma" ? ", " + src : "") +
+         ";\n";
+  }
+  s += "  st.global." + type + " [%rd1], " + reg + "1;\n  ret;\n}\n";
+  return ptx_module(s);
+}
+
 // Each thread reads the float4 a[i] (a warp reads four 128-byte lines with
 // one instruction); it writes only a negative value (none in the tests), so
 // the traffic is reads alone.

@@ -87,27 +87,6 @@ TEST(GpuMicrobench, ColdChaseAcrossRowsPaysPrechargeAndActivate) {
                                                            loaded_unit_arch().dram.tRCD_ps)));
 }
 
-// K arithmetic instructions on one warp: dependent (each reads the previous
-// result) or independent (all read the same inputs).
-std::string alu_kernel(int k, const std::string& op, const std::string& type, bool dependent) {
-  const std::string reg = type == "f32" ? "%f" : "%r";
-  std::string s = ".visible .entry alu(.param .u64 out)\n{\n  .reg .u64 %rd<2>;\n  .reg ." +
-                  std::string(type == "f32" ? "f32 %f" : "u32 %r") + "<" + std::to_string(k + 4) +
-                  ">;\n  ld.param.u64 %rd1, [out];\n  mov." + (type == "f32" ? "f32" : "u32") +
-                  " " + reg + "1, " + (type == "f32" ? "0f3F800000" : "1") + ";\n";
-  for (int i = 0; i < k; ++i) {
-    const std::string dst = reg + std::to_string(dependent ? 1 : i + 3);
-    const std::string src = reg + "1";
-    if (op == "fma")
-      s += "  fma.rn.f32 " + dst + ", " + src + ", " + src + ", " + src + ";\n";
-    else
-      s += "  add.u32 " + dst + ", " + src + ", " + src + ";\n";
-  }
-  s += "  st.global." + std::string(type == "f32" ? "f32" : "u32") + " [%rd1], " + reg +
-       "1;\n  ret;\n}\n";
-  return ptx_module(s);
-}
-
 double alu_slope(const std::string& op, const std::string& type, bool dependent) {
   auto cycles = [&](int k) {
     PerfDevice d(alu_kernel(k, op, type, dependent));
