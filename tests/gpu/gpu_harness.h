@@ -101,4 +101,14 @@ class PerfDevice {
   ptx::LaunchConfig config_;
 };
 
+// A ring of `nodes` pointers `stride` bytes apart, each pointing to the next.
+inline std::uint64_t build_ring(PerfDevice& d, std::uint64_t nodes, std::uint64_t stride) {
+  const std::uint64_t base = d.memory().allocate(nodes * stride, 4096);
+  for (std::uint64_t i = 0; i < nodes; ++i) {
+    const std::uint64_t next = base + ((i + 1) % nodes) * stride;
+    d.memory().write(base + i * stride, &next, sizeof next);
+  }
+  return base;
+}
+
 }  // namespace cnuas::gpu::testing

@@ -12,16 +12,6 @@
 namespace cnuas::gpu::testing {
 namespace {
 
-// A ring of `nodes` pointers `stride` bytes apart, each pointing to the next.
-std::uint64_t build_ring(PerfDevice& d, std::uint64_t nodes, std::uint64_t stride) {
-  const std::uint64_t base = d.memory().allocate(nodes * stride, 4096);
-  for (std::uint64_t i = 0; i < nodes; ++i) {
-    const std::uint64_t next = base + ((i + 1) % nodes) * stride;
-    d.memory().write(base + i * stride, &next, sizeof next);
-  }
-  return base;
-}
-
 // Cycles per load of a pointer chase over `nodes` nodes, from K1 and K2 loads.
 double chase_slope(std::uint64_t nodes, std::uint64_t stride, int k1, int k2) {
   auto cycles = [&](int k) {

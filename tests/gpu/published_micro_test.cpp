@@ -47,16 +47,6 @@ std::string shared_chase_kernel(int k) {
   return ptx_module(s);
 }
 
-// A ring of `nodes` pointers `stride` bytes apart, each pointing to the next.
-std::uint64_t ring(PerfDevice& d, std::uint64_t nodes, std::uint64_t stride) {
-  const std::uint64_t base = d.memory().allocate(nodes * stride, 4096);
-  for (std::uint64_t i = 0; i < nodes; ++i) {
-    const std::uint64_t next = base + ((i + 1) % nodes) * stride;
-    d.memory().write(base + i * stride, &next, sizeof next);
-  }
-  return base;
-}
-
 // The figure the model gives for `p`, from runs of 16 and 48 operations.
 double model_figure(const PublishedMicro& p) {
   const ArchConfig arch = load_arch(p.arch);
@@ -73,8 +63,8 @@ double model_figure(const PublishedMicro& p) {
       }
       case Bench::L1Chase: {
         PerfDevice d(chase_kernel(k), arch);
-        const std::uint64_t start =
-            ring(d, 8, 128);  // 8 lines: every load after the first lap hits
+        // 8 lines: every load after the first lap hits.
+        const std::uint64_t start = build_ring(d, 8, 128);
         return static_cast<double>(
             d.perf("chase", {1, 1, 1}, {1, 1, 1}, start, d.memory().allocate(8)).cycles);
       }
