@@ -129,6 +129,7 @@ void read_l2(const Fields& f, L2Config& l2) {
   l2.partitions = f.u32("l2.partitions");
   l2.far_latency = f.u32("l2.far_latency");
   l2.far_bytes_per_cycle = f.bytes32("l2.far_bytes_per_cycle");
+  l2.fetch_bytes = f.bytes32("l2.fetch_granularity");
 }
 
 void read_dram(const Fields& f, DramConfig& d) {
@@ -199,6 +200,11 @@ void check_consistency(const ArchConfig& a, const Fields& f) {
        "l2.slices must be a multiple of dram.channels (each slice sits in front of one channel)");
   need(power_of_two(a.l2.interleave_bytes) && a.l2.interleave_bytes >= a.l2.line_bytes,
        "l2.interleave", "l2.interleave must be a power of two of at least one line");
+  const std::uint32_t fetch = a.l2.fetch_bytes;
+  need(fetch == 0 || (fetch % a.l2.sector_bytes == 0 && fetch <= a.l2.line_bytes &&
+                      (fetch & (fetch - 1)) == 0),
+       "l2.fetch_granularity",
+       "l2.fetch_granularity must be 0 or a power-of-two multiple of l2.sector up to l2.line");
   need(a.l2.partitions == 1 || a.dram.channels % 2 == 0, "l2.partitions",
        "l2.partitions 2 needs an even dram.channels (each partition holds half the channels)");
   need(a.l2.partitions == 1 || a.l2.far_bytes_per_cycle >= a.l2.sector_bytes,

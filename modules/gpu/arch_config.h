@@ -111,6 +111,9 @@ struct L2Config {
   std::uint32_t partitions = 1;
   std::uint32_t far_latency = 0;
   std::uint32_t far_bytes_per_cycle = 0;
+  // A read miss fetches from DRAM the aligned group of this many bytes around each sector it
+  // misses (those neither present nor on their way); 0: only the sectors asked for.
+  std::uint32_t fetch_bytes = 0;
 };
 
 struct DramConfig {

@@ -131,7 +131,10 @@ void declare_l2(Schema& s) {
                kMaxCycles)
       .quantity("l2.far_bytes_per_cycle", Dimension::Data, "0 B",
                 "bytes per L2 cycle the partition crossbar moves per slice pair and direction "
-                "(at least one sector with two partitions)");
+                "(at least one sector with two partitions)")
+      .quantity("l2.fetch_granularity", Dimension::Data, "0 B",
+                "a read miss fetches the aligned group of this many bytes around each sector it "
+                "misses (a power-of-two multiple of l2.sector up to l2.line; 0: the sector alone)");
 }
 
 void declare_dram(Schema& s) {

@@ -22,7 +22,8 @@ L2Slice::L2Slice(sc_core::sc_module_name name, std::uint32_t index, const ArchCo
       link_(1),
       latency_ps_(clock_.span_ps(arch.l2.hit_latency)),
       far_ps_(clock_.span_ps(arch.l2.far_latency)),
-      header_bytes_(arch.noc.request_header_bytes) {
+      header_bytes_(arch.noc.request_header_bytes),
+      group_sectors_(std::max(1u, arch.l2.fetch_bytes / arch.l2.sector_bytes)) {
   from_noc.register_nb_transport_fw(this, &L2Slice::nb_transport_fw);
   to_dram.register_nb_transport_bw(this, &L2Slice::nb_transport_bw);
 }
@@ -44,6 +45,16 @@ tlm::tlm_sync_enum L2Slice::nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tl
   access(MemRequest::of(p), events_.now());
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
+}
+
+std::uint32_t L2Slice::fetch_groups(std::uint32_t sectors) const {
+  if (group_sectors_ <= 1) return 0;
+  const std::uint32_t group = (1u << group_sectors_) - 1;
+  const std::uint32_t per_line = cfg_.line_bytes / cfg_.sector_bytes;
+  std::uint32_t out = 0;
+  for (std::uint32_t first = 0; first < per_line; first += group_sectors_)
+    if ((sectors >> first) & group) out |= group << first;
+  return out;
 }
 
 std::uint64_t L2Slice::book_port(const MemRequest& r, std::uint64_t now) {
@@ -74,7 +85,8 @@ void L2Slice::access(MemRequest& r, std::uint64_t now) {
   std::uint32_t fetch = 0;
   MshrTable::Outcome outcome = MshrTable::Outcome::Hit;
   if (r.access != Access::Write) {
-    outcome = mshrs_.track(&r, r.line, r.sectors, valid, &fetch);
+    outcome = mshrs_.track(&r, r.line, r.sectors, valid, &fetch, /*waits_on_peer=*/false,
+                           r.access == Access::Read ? fetch_groups(r.sectors) : 0);
     if (outcome == MshrTable::Outcome::Full) {
       mshrs_.stall(&r);  // counted when retried
       return;

@@ -64,6 +64,9 @@ class L2Slice : public sc_core::sc_module, public EventTarget {
   void to_dram_at(std::uint64_t at, std::uint64_t line, std::uint32_t sectors, Access a,
                   std::uint8_t hint);
   void write_back(const TagArray::Eviction& e, std::uint64_t at);
+  // The sectors a read miss of `sectors` fetches along: their aligned groups of the fetch
+  // granularity (0 without one).
+  std::uint32_t fetch_groups(std::uint32_t sectors) const;
   // An access policy window decides for the lines it covers; the instruction's hint elsewhere.
   Retention retention(const MemRequest& r) const {
     if (policy_ && policy_->covers(r.line)) return policy_->retention(r.line, cfg_.line_bytes);
@@ -83,6 +86,7 @@ class L2Slice : public sc_core::sc_module, public EventTarget {
   LaneSet link_;  // this slice's side of the partition crossbar, toward its mirror
   std::uint64_t latency_ps_, far_ps_;
   std::uint32_t header_bytes_;
+  std::uint32_t group_sectors_;  // sectors per fetch group; 1: the sector alone
   std::vector<MemRequest*> done_;
   const L2AccessPolicy* policy_ = nullptr;
   L2Slice* mirror_ = nullptr;

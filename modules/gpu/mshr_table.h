@@ -18,13 +18,15 @@ class MshrTable {
 
   enum class Outcome { Hit, Waiting, Full };
   // `r` needs sectors `need` of `line`, of which `valid` are present. On
-  // Waiting, *fetch holds the sectors nobody has asked for yet (maybe 0).
+  // Waiting, *fetch holds the sectors nobody has asked for yet (maybe 0), with those of
+  // `along` (fetched with the missing ones: the L2's fetch granularity) that are neither
+  // present nor on their way; `r` waits only for its own.
   // `waits_on_peer`: a new entry would wait on another table of the same kind
   // (an L2 copy slice's fetch from the other partition's home slice); such
   // entries never take the last one, which stays for misses that wait on DRAM
   // alone, so two tables can never each be full of entries waiting on the other.
   Outcome track(MemRequest* r, std::uint64_t line, std::uint32_t need, std::uint32_t valid,
-                std::uint32_t* fetch, bool waits_on_peer = false) {
+                std::uint32_t* fetch, bool waits_on_peer = false, std::uint32_t along = 0) {
     const std::uint32_t missing = need & ~valid;
     if (missing == 0) return Outcome::Hit;
     auto it = entries_.find(line);
@@ -34,7 +36,7 @@ class MshrTable {
       it->second.waits_on_peer = waits_on_peer;
       peer_entries_ += waits_on_peer;
     }
-    *fetch = missing & ~it->second.pending;
+    *fetch = (missing | (along & ~valid)) & ~it->second.pending;
     it->second.pending |= *fetch;
     it->second.waiters.push_back({r, missing});
     return Outcome::Waiting;

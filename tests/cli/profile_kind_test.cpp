@@ -55,12 +55,12 @@ TEST(ProfileKind, DescribeNamesEveryKeyTheShippedProfilesWrite) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   // h100-sxm.yaml writes every field (description included): 2 top-level, 13 sm
   // scalars + 8 pipes x 2 + 4 wgmma rates + 7 mma (5 rates, overhead, stages) + 2 dsmem +
-  // 3 tma, 12 l1, 4 noc, 13 l2 (10 + partitions, far_latency, far_bytes_per_cycle), 20 dram
-  // (14 + bank_groups, tCCD_L, tRRD, tWTR, tRTW, refresh_per_bank), 8 + 9 energy
-  // (tensor_flop included), 4 power = 117.
+  // 3 tma, 12 l1, 4 noc, 14 l2 (10 + partitions, far_latency, far_bytes_per_cycle,
+  // fetch_granularity), 20 dram (14 + bank_groups, tCCD_L, tRRD, tWTR, tRTW, refresh_per_bank),
+  // 8 + 9 energy (tensor_flop included), 4 power = 118.
   std::vector<std::string> leaves;
   leaf_names(YAML::LoadFile(source_path("profiles/gpu-arch/h100-sxm.yaml")), "", leaves);
-  ASSERT_EQ(leaves.size(), 117u);
+  ASSERT_EQ(leaves.size(), 118u);
   for (const std::string& name : leaves) {
     EXPECT_NE(md.out.find("| `" + name + "` |"), std::string::npos) << name;
     EXPECT_NE(text.out.find("    " + name + " "), std::string::npos) << name;

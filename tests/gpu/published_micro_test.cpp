@@ -20,7 +20,7 @@
 namespace cnuas::gpu::testing {
 namespace {
 
-enum class Bench { AluLatency, AluThroughput, L1Chase, SharedChase };
+enum class Bench { AluLatency, AluThroughput, L1Chase, SharedChase, DramChase };
 
 struct PublishedMicro {
   const char* name;
@@ -47,7 +47,20 @@ std::string shared_chase_kernel(int k) {
   return ptx_module(s);
 }
 
-// The figure the model gives for `p`, from runs of 16 and 48 operations.
+// [JMS]'s DRAM latency benchmark (mem_lat_dram.cu): K dependent ld.global.cg (past L1)
+// through a chain of pointers 32 bytes apart that no kernel touched before.
+std::string dram_chase_kernel(int k) {
+  std::string s =
+      ".visible .entry dchase(.param .u64 start, .param .u64 out)\n{\n"
+      "  .reg .u64 %rd<4>;\n"
+      "  ld.param.u64 %rd1, [start];\n  ld.param.u64 %rd2, [out];\n";
+  for (int i = 0; i < k; ++i) s += "  ld.global.cg.u64 %rd1, [%rd1];\n";
+  s += "  st.global.u64 [%rd2], %rd1;\n  ret;\n}\n";
+  return ptx_module(s);
+}
+
+// The figure the model gives for `p`, from runs of 16 and 48 operations (the DRAM chase:
+// 4096 and 8192).
 double model_figure(const PublishedMicro& p) {
   const ArchConfig arch = load_arch(p.arch);
   auto cycles = [&](int k) -> double {
@@ -68,6 +81,12 @@ double model_figure(const PublishedMicro& p) {
         return static_cast<double>(
             d.perf("chase", {1, 1, 1}, {1, 1, 1}, start, d.memory().allocate(8)).cycles);
       }
+      case Bench::DramChase: {
+        PerfDevice d(dram_chase_kernel(k), arch);
+        const std::uint64_t start = build_ring(d, 8192, 32);
+        return static_cast<double>(
+            d.perf("dchase", {1, 1, 1}, {1, 1, 1}, start, d.memory().allocate(8)).cycles);
+      }
       case Bench::SharedChase: {
         PerfDevice d(shared_chase_kernel(k), arch);
         return static_cast<double>(
@@ -76,7 +95,10 @@ double model_figure(const PublishedMicro& p) {
     }
     return 0;
   };
-  const double per_op = (cycles(48) - cycles(16)) / 32.0;
+  // The DRAM chase: [JMS]'s 8192 loads, the slope over the second half.
+  const bool dram = p.bench == Bench::DramChase;
+  const int k1 = dram ? 4096 : 16, k2 = dram ? 8192 : 48;
+  const double per_op = (cycles(k2) - cycles(k1)) / (k2 - k1);
   if (p.bench != Bench::AluThroughput) return per_op;
   // Operations per SM per cycle: 32 warps x 32 lanes, an FMA counting two.
   const double per_lane = std::string(p.op) == "fma" ? 2 : 1;
@@ -93,6 +115,8 @@ const PublishedMicro kPublished[] = {
     // Shared memory 29.0 [LUO] and 29.015 [JMS]; an L1 hit 32.0 [LUO] (H800) to 41.12 [JMS].
     {"shared_latency", "h100-sxm", Bench::SharedChase, "", "", 29.0, 29.015},
     {"l1_latency", "h100-sxm", Bench::L1Chase, "", "", 32.0, 41.12},
+    // [JMS]'s chase of 32-byte steps through arrays past the L2: 484 cycles from 64 MB up.
+    {"dram_chase_latency", "h100-sxm", Bench::DramChase, "", "", 484.0, 484.0},
     {"fp32_fma_latency", "h200-sxm", Bench::AluLatency, "fma", "f32", 4.07, 4.07},
     {"fp32_fma_throughput", "h200-sxm", Bench::AluThroughput, "fma", "f32", 248.31, 248.31},
     {"shared_latency", "h200-sxm", Bench::SharedChase, "", "", 29.0, 29.015},
