@@ -1,6 +1,7 @@
-// What a launch tells the L2 about persistence: an access policy window
-// (cudaAccessPolicyWindow) and the part of the L2 set aside for persisting
-// lines (cudaLimitPersistingL2CacheSize).
+// What a launch tells the L2: an access policy window (cudaAccessPolicyWindow),
+// the part of the L2 set aside for persisting lines
+// (cudaLimitPersistingL2CacheSize) and the fetch granularity the program asked
+// for (cudaLimitMaxL2FetchGranularity).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,10 @@ struct L2AccessPolicy {
   Retention hit = Retention::Normal, miss = Retention::Normal;
   // Bytes of the L2 persisting lines may hold; 0: none (they behave as normal).
   std::uint64_t set_aside_bytes = 0;
+  // The program's cudaLimitMaxL2FetchGranularity, when it set one: a read miss fetches this
+  // many bytes around each missed sector (at least the sector, at most the line); 0: the
+  // profile's l2.fetch_granularity.
+  std::uint32_t fetch_bytes = 0;
 
   // The retention of an access to `line` (its line-aligned address). Which
   // lines of the window get `hit` is fixed per line, so that a line keeps its

@@ -30,6 +30,9 @@ L2Slice::L2Slice(sc_core::sc_module_name name, std::uint32_t index, const ArchCo
 
 void L2Slice::set_policy(const L2AccessPolicy& policy) {
   policy_ = &policy;
+  const std::uint32_t fetch =
+      policy.fetch_bytes ? std::min(policy.fetch_bytes, cfg_.line_bytes) : cfg_.fetch_bytes;
+  group_sectors_ = std::max(1u, fetch / cfg_.sector_bytes);
   // The set-aside as a share of every set's ways, to the nearest way, at
   // least one when any is set aside.
   const std::uint64_t ways = tags_.ways();

@@ -96,6 +96,7 @@ union LaunchAttributeValue {
 };
 
 // cudaLimit / CUlimit.
+constexpr int kLimitMaxL2FetchGranularity = 5;
 constexpr int kLimitPersistingL2CacheSize = 6;
 
 static_assert(sizeof(MemAllocationProp) == 32, "CUmemAllocationProp layout");

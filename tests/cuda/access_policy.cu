@@ -62,6 +62,19 @@ static int api() {
   CUDA_OK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
   CHECK(limit == size_t(p.persistingL2CacheMaxSize));  // clamped to what the device has
 
+  // The L2 fetch granularity: 64 until set; 0, 32, 64 and 128 bytes are accepted and read back,
+  // anything else is an invalid value that changes nothing.
+  CUDA_OK(cudaDeviceGetLimit(&limit, cudaLimitMaxL2FetchGranularity));
+  CHECK(limit == 64);
+  CUDA_OK(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, 128));
+  CUDA_OK(cudaDeviceGetLimit(&limit, cudaLimitMaxL2FetchGranularity));
+  CHECK(limit == 128);
+  CHECK(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, 48) == cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  CUDA_OK(cudaDeviceGetLimit(&limit, cudaLimitMaxL2FetchGranularity));
+  CHECK(limit == 128);
+  CUDA_OK(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, 64));
+
   const int n = 1 << 20;
   int* d;
   CUDA_OK(cudaMalloc(&d, n * sizeof(int)));

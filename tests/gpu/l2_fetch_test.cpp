@@ -31,16 +31,19 @@ struct Traffic {
   std::uint64_t l2_hits, l2_misses, dram_reads, stored;
 };
 
-Traffic run(std::uint32_t fetch_bytes, bool second, bool dependent) {
+// `asked`: the program's cudaLimitMaxL2FetchGranularity (L2AccessPolicy::fetch_bytes), 0: none.
+Traffic run(std::uint32_t fetch_bytes, bool second, bool dependent, std::uint32_t asked = 0) {
   ArchConfig arch = unit_arch();
   arch.l2.fetch_bytes = fetch_bytes;
+  L2AccessPolicy policy;
+  policy.fetch_bytes = asked;
   PerfDevice d(two_sector_kernel(second, dependent), arch);
   const std::uint64_t line = d.memory().allocate(128, 128);
   const std::uint64_t next = line + 32, value = 7;
   d.memory().write(line, &next, sizeof next);  // the first word points at the second sector
   d.memory().write(next, &value, sizeof value);
   const std::uint64_t out = d.memory().allocate(8, 128);
-  const KernelRun r = d.perf("two", {1, 1, 1}, {1, 1, 1}, line, out);
+  const KernelRun r = d.perf_under(policy, "two", {1, 1, 1}, {1, 1, 1}, line, out);
   return {r.total.l2_hits, r.total.l2_misses, r.total.dram_reads,
           d.download<std::uint64_t>(out, 1)[0]};
 }
@@ -61,6 +64,15 @@ TEST(GpuL2Fetch, ALoneSectorCostsItsWholeGroup) {
   EXPECT_EQ(run(0, false, false).dram_reads, 1u);
   EXPECT_EQ(run(64, false, false).dram_reads, 2u);
   EXPECT_EQ(run(128, false, false).dram_reads, 4u);
+}
+
+TEST(GpuL2Fetch, TheProgramsLimitReplacesTheProfilesGranularity) {
+  // cudaLimitMaxL2FetchGranularity 128 on a profile without one, 32 (and 1, what the runtime
+  // passes for a limit of 0) on a profile of 64.
+  EXPECT_EQ(run(0, false, false, 128).dram_reads, 4u);
+  EXPECT_EQ(run(64, false, false, 32).dram_reads, 1u);
+  EXPECT_EQ(run(64, false, false, 1).dram_reads, 1u);
+  EXPECT_EQ(run(64, false, false, 0).dram_reads, 2u);
 }
 
 TEST(GpuL2Fetch, AMissForASectorOnItsWayWaitsInsteadOfFetchingAgain) {

@@ -119,6 +119,10 @@ cudaError_t cudaDeviceSetLimit(int limit, std::size_t value) {
     case abi::kLimitPersistingL2CacheSize:
       rt.access_policies().set_persisting_limit(rt.current_device(), value);
       return cudaSuccess;
+    case abi::kLimitMaxL2FetchGranularity:
+      return rt.access_policies().set_fetch_granularity(rt.current_device(), value)
+                 ? cudaSuccess
+                 : rt.record(cudaErrorInvalidValue);
     default:
       return rt.record(215);  // cudaErrorUnsupportedLimit
   }
@@ -139,6 +143,9 @@ cudaError_t cudaDeviceGetLimit(std::size_t* value, int limit) {
       return cudaSuccess;
     case abi::kLimitPersistingL2CacheSize:
       *value = rt.access_policies().persisting_limit(rt.current_device());
+      return cudaSuccess;
+    case abi::kLimitMaxL2FetchGranularity:
+      *value = rt.access_policies().fetch_granularity(rt.current_device());
       return cudaSuccess;
     default:
       return rt.record(215);

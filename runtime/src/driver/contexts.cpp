@@ -96,7 +96,7 @@ CUresult cuCtxGetLimit(std::size_t* value, int limit) {
       *value = 2048;
       return kSuccess;
     case 5:  // CU_LIMIT_MAX_L2_FETCH_GRANULARITY
-      *value = 64;
+      *value = rt.access_policies().fetch_granularity(context_device);
       return kSuccess;
     case 6:  // CU_LIMIT_PERSISTING_L2_CACHE_SIZE
       *value = rt.access_policies().persisting_limit(context_device);
@@ -124,7 +124,8 @@ CUresult cuCtxSetLimit(int limit, std::size_t value) {
       rt.heap_bytes = value;
       return kSuccess;
     case 5:
-      return value == 0 || value == 32 || value == 64 || value == 128 ? kSuccess : kInvalidValue;
+      return rt.access_policies().set_fetch_granularity(context_device, value) ? kSuccess
+                                                                               : kInvalidValue;
     case 6:
       rt.access_policies().set_persisting_limit(context_device, value);
       return kSuccess;

@@ -5,7 +5,10 @@
 namespace cnuas::cuda {
 
 AccessPolicies::AccessPolicies(Runtime& rt)
-    : rt_(rt), limits_(static_cast<std::size_t>(rt.device_count()), 0) {}
+    : rt_(rt),
+      limits_(static_cast<std::size_t>(rt.device_count()), 0),
+      fetch_(static_cast<std::size_t>(rt.device_count()), 0),
+      fetch_set_(static_cast<std::size_t>(rt.device_count()), false) {}
 
 cudaError_t AccessPolicies::check(const abi::AccessPolicyWindow& w) const {
   auto known = [](int p) {
@@ -92,9 +95,22 @@ void AccessPolicies::set_persisting_limit(int device, std::uint64_t bytes) {
       std::min(bytes, max_persisting_l2_bytes(rt_.device(device).desc));
 }
 
+bool AccessPolicies::set_fetch_granularity(int device, std::uint64_t bytes) {
+  if (bytes != 0 && bytes != 32 && bytes != 64 && bytes != 128) return false;
+  fetch_[static_cast<std::size_t>(device)] = static_cast<std::uint32_t>(bytes);
+  fetch_set_[static_cast<std::size_t>(device)] = true;
+  return true;
+}
+
+std::uint64_t AccessPolicies::fetch_granularity(int device) const {
+  const auto d = static_cast<std::size_t>(device);
+  return fetch_set_[d] ? fetch_[d] : 64;
+}
+
 gpu::L2AccessPolicy AccessPolicies::for_launch(const LaunchRequest& r, const Stream& s) const {
   gpu::L2AccessPolicy policy = r.access_policy ? *r.access_policy : policy_of(window(s));
   policy.set_aside_bytes = limits_[static_cast<std::size_t>(s.device)];
+  policy.fetch_bytes = model_fetch_bytes(s.device);
   return policy;
 }
 

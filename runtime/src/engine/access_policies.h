@@ -5,6 +5,7 @@
 // model keeps the window's lines in the L2 accordingly.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -48,6 +49,16 @@ class AccessPolicies {
   // cudaLimitPersistingL2CacheSize: clamped to max_persisting_l2_bytes.
   void set_persisting_limit(int device, std::uint64_t bytes);
   std::uint64_t persisting_limit(int device) const { return limits_[device]; }
+  // cudaLimitMaxL2FetchGranularity: 0, 32, 64 or 128 bytes (false for another value). It
+  // reads 64 until set; once set, it reads back as set and the device's L2 fetches that much
+  // around a missed sector (0 and 32: the sector alone).
+  bool set_fetch_granularity(int device, std::uint64_t bytes);
+  std::uint64_t fetch_granularity(int device) const;
+  // What the device's L2 model is told (L2AccessPolicy::fetch_bytes): 0 until the program set
+  // it (the profile's granularity), and a set 0 as 1 (the sector alone).
+  std::uint32_t model_fetch_bytes(int device) const {
+    return fetch_set_[device] ? std::max(fetch_[device], 1u) : 0;
+  }
   // What a kernel launched on `s` runs under.
   gpu::L2AccessPolicy for_launch(const LaunchRequest& r, const Stream& s) const;
 
@@ -61,6 +72,8 @@ class AccessPolicies {
   Runtime& rt_;
   std::map<std::uint64_t, StreamAttributes> streams_;  // by Stream::serial
   std::vector<std::uint64_t> limits_;                  // per device
+  std::vector<std::uint32_t> fetch_;                   // per device, as set
+  std::vector<bool> fetch_set_;                        // per device
 };
 
 }  // namespace cnuas::cuda

@@ -372,6 +372,7 @@ CommandPtr Runtime::kernel_command(Kernel& k, const LaunchRequest& r,
                      f->cluster_dims[0] * f->cluster_dims[1] * f->cluster_dims[2] > 1;
   launch.l2_policy = r.access_policy ? *r.access_policy : gpu::L2AccessPolicy{};
   launch.l2_policy.set_aside_bytes = access_policies_->persisting_limit(dev);
+  launch.l2_policy.fetch_bytes = access_policies_->model_fetch_bytes(dev);
   // The device executes the kernel when its stream lets it run, so that it
   // sees the memory every earlier command left.
   const int device_index = dev;
